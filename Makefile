@@ -1,0 +1,35 @@
+# Causeway's build entry points. `make test` is what CI runs.
+GO          ?= go
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+PROTOC_GEN_GO_VERSION = v1.36.11
+
+.PHONY: test vet staticcheck unit bench proto demo build
+
+## test: vet + staticcheck + every test under the race detector.
+test: vet staticcheck unit
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+## bench: the Go benchmarks (simulator events/s, checker ops/s, storage).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+## build: the causeway binary into ./bin.
+build:
+	$(GO) build -o bin/causeway ./cmd/causeway
+
+demo:
+	$(GO) run ./cmd/causeway demo
+
+## proto: regenerate the committed wire code (needs protoc: apt-get install protobuf-compiler).
+proto:
+	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	PATH=$(CURDIR)/bin:$$PATH protoc --go_out=. --go_opt=module=github.com/causeway/causeway proto/causeway/*/v1/*.proto

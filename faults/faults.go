@@ -1,0 +1,262 @@
+// Package faults describes fault schedules: timed partitions, crashes and
+// restarts, congestion, message loss, duplication, reordering and clock
+// skew, read from the YAML format of design.md ("Faults") or drawn at random
+// from a seed. The simulator (runtime/sim) carries them out.
+//
+// Targets name nodes: "dc:NAME", "zone:DC/front", "zone:DC/back" or
+// "node:DC/NAME"; "*" may stand for a name ("dc:*", "node:tokyo/*").
+package faults
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/causeway/causeway/topology"
+)
+
+// Oneway cuts the links from every DC of From to every DC of To (but not
+// the way back).
+type Oneway struct {
+	From []string `yaml:"from"`
+	To   []string `yaml:"to"`
+}
+
+// Delay adds latency to every message sent to or from Target for For.
+type Delay struct {
+	Target string        `yaml:"target"`
+	AddMs  float64       `yaml:"add_ms"`
+	For    time.Duration `yaml:"for"`
+}
+
+// Chance drops (loss) or duplicates (duplicate) each wide-area message sent
+// to or from Target with Probability, for For (0: until healed).
+type Chance struct {
+	Target      string        `yaml:"target"`
+	Probability float64       `yaml:"probability"`
+	For         time.Duration `yaml:"for"`
+}
+
+// Reorder delays each wide-area message to or from Target, with
+// Probability, by a uniform extra delay up to MaxMs, so that it overtakes
+// or is overtaken by others.
+type Reorder struct {
+	Target      string        `yaml:"target"`
+	Probability float64       `yaml:"probability"`
+	MaxMs       float64       `yaml:"max_ms"`
+	For         time.Duration `yaml:"for"`
+}
+
+// Skew offsets the local clock of every node of Target by Ms.
+type Skew struct {
+	Target string  `yaml:"target"`
+	Ms     float64 `yaml:"ms"`
+}
+
+// Event is one timed fault. Exactly one of its action fields is set.
+type Event struct {
+	At              time.Duration `yaml:"at"`
+	Partition       [][]string    `yaml:"partition,omitempty"`
+	PartitionOneway *Oneway       `yaml:"partition_oneway,omitempty"`
+	Heal            string        `yaml:"heal,omitempty"`
+	Crash           string        `yaml:"crash,omitempty"`
+	Restart         string        `yaml:"restart,omitempty"`
+	Delay           *Delay        `yaml:"delay,omitempty"`
+	Loss            *Chance       `yaml:"loss,omitempty"`
+	Duplicate       *Chance       `yaml:"duplicate,omitempty"`
+	Reorder         *Reorder      `yaml:"reorder,omitempty"`
+	ClockSkew       *Skew         `yaml:"clock_skew,omitempty"`
+}
+
+// Schedule is a list of events in time order.
+type Schedule []Event
+
+// String renders the event as one YAML flow line, as in design.md.
+func (e Event) String() string {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	_ = enc.Encode(e)
+	return strings.TrimSpace(strings.ReplaceAll(buf.String(), "\n", " "))
+}
+
+// Load reads a schedule from a YAML file.
+func Load(path string, t *topology.Topology) (Schedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Parse reads a schedule from YAML and validates it against t.
+func Parse(data []byte, t *topology.Topology) (Schedule, error) {
+	var s Schedule
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	var errs []error
+	for i, e := range s {
+		if err := e.validate(t); err != nil {
+			errs = append(errs, fmt.Errorf("faults: event %d (at %v): %w", i+1, e.At, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(s, func(i, j int) bool { return s[i].At < s[j].At })
+	return s, nil
+}
+
+func (e Event) validate(t *topology.Topology) error {
+	n := 0
+	count := func(b bool) {
+		if b {
+			n++
+		}
+	}
+	count(e.Partition != nil)
+	count(e.PartitionOneway != nil)
+	count(e.Heal != "")
+	count(e.Crash != "")
+	count(e.Restart != "")
+	count(e.Delay != nil)
+	count(e.Loss != nil)
+	count(e.Duplicate != nil)
+	count(e.Reorder != nil)
+	count(e.ClockSkew != nil)
+	if n != 1 {
+		return fmt.Errorf("an event needs exactly one action (partition, partition_oneway, heal, crash, restart, delay, loss, duplicate, reorder, clock_skew), found %d", n)
+	}
+	if e.At < 0 {
+		return fmt.Errorf("at must not be negative")
+	}
+	checkDCs := func(field string, dcs []string) error {
+		if len(dcs) == 0 {
+			return fmt.Errorf("%s: empty group", field)
+		}
+		for _, dc := range dcs {
+			if dc != "*" && !t.HasDC(dc) {
+				return fmt.Errorf("%s: unknown datacenter %q (valid: %v)", field, dc, t.DCNames())
+			}
+		}
+		return nil
+	}
+	switch {
+	case e.Partition != nil:
+		if len(e.Partition) < 2 {
+			return fmt.Errorf("partition needs at least two groups of DCs")
+		}
+		for _, g := range e.Partition {
+			if err := checkDCs("partition", g); err != nil {
+				return err
+			}
+		}
+	case e.PartitionOneway != nil:
+		if err := checkDCs("partition_oneway.from", e.PartitionOneway.From); err != nil {
+			return err
+		}
+		return checkDCs("partition_oneway.to", e.PartitionOneway.To)
+	case e.Heal != "":
+		if e.Heal != "all" && e.Heal != "partitions" {
+			return fmt.Errorf("heal: %q is not one of all, partitions", e.Heal)
+		}
+	case e.Crash != "":
+		return ValidateTarget(e.Crash, t)
+	case e.Restart != "":
+		return ValidateTarget(e.Restart, t)
+	case e.Delay != nil:
+		if e.Delay.AddMs <= 0 {
+			return fmt.Errorf("delay.add_ms must be positive")
+		}
+		return ValidateTarget(e.Delay.Target, t)
+	case e.Loss != nil:
+		return e.Loss.validate("loss", t)
+	case e.Duplicate != nil:
+		return e.Duplicate.validate("duplicate", t)
+	case e.Reorder != nil:
+		if e.Reorder.Probability < 0 || e.Reorder.Probability > 1 {
+			return fmt.Errorf("reorder.probability must be in [0,1]")
+		}
+		if e.Reorder.MaxMs <= 0 {
+			return fmt.Errorf("reorder.max_ms must be positive")
+		}
+		return ValidateTarget(e.Reorder.Target, t)
+	case e.ClockSkew != nil:
+		return ValidateTarget(e.ClockSkew.Target, t)
+	}
+	return nil
+}
+
+func (c *Chance) validate(field string, t *topology.Topology) error {
+	if c.Probability < 0 || c.Probability > 1 {
+		return fmt.Errorf("%s.probability must be in [0,1]", field)
+	}
+	return ValidateTarget(c.Target, t)
+}
+
+// Target is a parsed target.
+type Target struct {
+	Kind string // "dc", "zone" or "node"
+	DC   string // a DC name or "*"
+	Name string // zone or node name (or "*"); empty for Kind "dc"
+}
+
+// ParseTarget splits "dc:NAME", "zone:DC/ZONE" or "node:DC/NAME".
+func ParseTarget(s string) (Target, error) {
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok || rest == "" {
+		return Target{}, fmt.Errorf("target %q: want dc:NAME, zone:DC/front|back or node:DC/NAME", s)
+	}
+	switch kind {
+	case "dc":
+		return Target{Kind: kind, DC: rest}, nil
+	case "zone", "node":
+		dc, name, ok := strings.Cut(rest, "/")
+		if !ok || dc == "" || name == "" {
+			return Target{}, fmt.Errorf("target %q: want %s:DC/NAME", s, kind)
+		}
+		if kind == "zone" && name != "front" && name != "back" && name != "*" {
+			return Target{}, fmt.Errorf("target %q: zone must be front or back", s)
+		}
+		return Target{Kind: kind, DC: dc, Name: name}, nil
+	}
+	return Target{}, fmt.Errorf("target %q: unknown kind %q (want dc, zone or node)", s, kind)
+}
+
+// ValidateTarget checks that s parses and names a DC of t.
+func ValidateTarget(s string, t *topology.Topology) error {
+	tg, err := ParseTarget(s)
+	if err != nil {
+		return err
+	}
+	if tg.DC != "*" && !t.HasDC(tg.DC) {
+		return fmt.Errorf("target %q: unknown datacenter %q (valid: %v)", s, tg.DC, t.DCNames())
+	}
+	return nil
+}
+
+// Matches reports whether a node (its DC, zone and name) is named by tg.
+func (tg Target) Matches(dc, zone, name string) bool {
+	if tg.DC != "*" && tg.DC != dc {
+		return false
+	}
+	switch tg.Kind {
+	case "zone":
+		return tg.Name == "*" || tg.Name == zone
+	case "node":
+		return tg.Name == "*" || tg.Name == name
+	}
+	return true
+}

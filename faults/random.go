@@ -1,0 +1,80 @@
+package faults
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/causeway/causeway/topology"
+)
+
+// Random draws a schedule for a run of the given duration from rng. Every
+// fault it injects is over (partitions healed, crashed nodes restarted,
+// loss and delay expired) by 70% of the duration, so that a run can end in
+// a healed, quiescent state and replicas can be compared.
+func Random(rng *rand.Rand, t *topology.Topology, duration time.Duration) Schedule {
+	dcs := t.DCNames()
+	end := duration * 7 / 10
+	at := func(lo, hi float64) time.Duration {
+		return time.Duration((lo + rng.Float64()*(hi-lo)) * float64(end))
+	}
+	pick := func() string { return dcs[rng.IntN(len(dcs))] }
+	var s Schedule
+	n := 2 + rng.IntN(4)
+	for i := 0; i < n; i++ {
+		start := at(0.05, 0.6)
+		stop := start + at(0.05, 0.35)
+		if stop > end {
+			stop = end
+		}
+		span := stop - start
+		switch rng.IntN(7) {
+		case 0: // symmetric partition of one DC from the rest
+			dc := pick()
+			var rest []string
+			for _, d := range dcs {
+				if d != dc {
+					rest = append(rest, d)
+				}
+			}
+			s = append(s, Event{At: start, Partition: [][]string{{dc}, rest}}, Event{At: stop, Heal: "partitions"})
+		case 1: // one-way partition
+			a, b := pick(), pick()
+			if a == b {
+				continue
+			}
+			s = append(s, Event{At: start, PartitionOneway: &Oneway{From: []string{a}, To: []string{b}}}, Event{At: stop, Heal: "partitions"})
+		case 2: // crash and restart one server node
+			dc := pick()
+			node := fmt.Sprintf("node:%s/s%d", dc, rng.IntN(max(1, t.Servers(dc))))
+			s = append(s, Event{At: start, Crash: node}, Event{At: stop, Restart: node})
+		case 3: // crash and restart every server of a DC
+			dc := "dc:" + pick()
+			s = append(s, Event{At: start, Crash: dc}, Event{At: stop, Restart: dc})
+		case 4:
+			s = append(s, Event{At: start, Loss: &Chance{Target: "dc:" + pick(), Probability: 0.05 + rng.Float64()*0.3, For: span}})
+		case 5:
+			s = append(s, Event{At: start, Delay: &Delay{Target: "dc:" + pick(), AddMs: float64(50 + rng.IntN(1000)), For: span}})
+		case 6:
+			if rng.IntN(2) == 0 {
+				s = append(s, Event{At: start, Duplicate: &Chance{Target: "dc:" + pick(), Probability: 0.1, For: span}})
+			} else {
+				s = append(s, Event{At: start, Reorder: &Reorder{Target: "dc:" + pick(), Probability: 0.3, MaxMs: 200, For: span}})
+			}
+		}
+	}
+	if rng.IntN(2) == 0 {
+		s = append(s, Event{At: 0, ClockSkew: &Skew{Target: "dc:" + pick(), Ms: float64(rng.IntN(500) - 250)}})
+	}
+	s = append(s, Event{At: end, Heal: "all"})
+	sortSchedule(s)
+	return s
+}
+
+func sortSchedule(s Schedule) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].At < s[j-1].At; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
