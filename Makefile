@@ -3,10 +3,12 @@ GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
 
-.PHONY: test vet staticcheck unit bench proto demo build
+.PHONY: test vet staticcheck unit seeds bench proto demo build
 
-## test: vet + staticcheck + every test under the race detector.
-test: vet staticcheck unit
+## test: vet + staticcheck + every test under the race detector, then the
+## randomized simulation tests over all their seeds without it (the race
+## detector slows the simulator tenfold, so under -race they run 6 seeds).
+test: vet staticcheck unit seeds
 
 vet:
 	$(GO) vet ./...
@@ -16,6 +18,9 @@ staticcheck:
 
 unit:
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+seeds:
+	$(GO) test -count=1 -timeout 20m -run 'RandomFaults|IsCaught' ./bench/
 
 ## bench: the Go benchmarks (simulator events/s, checker ops/s, storage).
 bench:

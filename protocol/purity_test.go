@@ -18,7 +18,7 @@ import (
 var bannedImports = map[string]string{
 	"net": "network I/O", "os": "OS I/O", "os/exec": "OS I/O", "io/ioutil": "file I/O",
 	"sync": "locks", "sync/atomic": "atomics", "syscall": "system calls", "runtime": "runtime control",
-	"math/rand": "global randomness (use the *rand.Rand of NodeConfig from math/rand/v2)",
+	"math/rand":   "global randomness (use the *rand.Rand of NodeConfig from math/rand/v2)",
 	"crypto/rand": "nondeterministic randomness", "log": "I/O (return effects instead)",
 	"unsafe": "unsafe memory", "context": "cancellation is a runtime concern",
 }

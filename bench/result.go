@@ -1,0 +1,90 @@
+// Package bench drives a workload against a runtime, collects the metrics
+// of design.md ("Metrics, defined once"), records the history, runs the
+// causal+ checker on it and produces the result JSON and a readable table.
+package bench
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/causeway/causeway/check"
+)
+
+// Latency summarises one latency distribution, in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Mean float64 `json:"mean"`
+}
+
+// Percentiles is a shorter summary, in milliseconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// CheckResult is the checker's verdict on the run's history, plus the
+// runtime's own convergence check.
+type CheckResult struct {
+	OK         bool              `json:"ok"`
+	Operations int               `json:"operations"`
+	Total      int               `json:"violations_total"`
+	Violations []check.Violation `json:"violations"`
+	// Converged is false when replicas disagreed after quiescence
+	// (reported as "divergence" violations).
+	Converged bool `json:"converged"`
+}
+
+// Result is one run, as design.md's result JSON. Metrics that do not apply
+// are absent, never zero.
+type Result struct {
+	Protocol        string             `json:"protocol"`
+	Guarantee       string             `json:"guarantee"`
+	Topology        string             `json:"topology"`
+	Workload        string             `json:"workload"`
+	Seed            uint64             `json:"seed"`
+	Runtime         string             `json:"runtime"`
+	DurationS       float64            `json:"duration_s"`
+	Clients         int                `json:"clients"`
+	Ops             int64              `json:"ops"`
+	ThroughputOpsS  float64            `json:"throughput_ops_s"`
+	LatencyMs       map[string]Latency `json:"latency_ms"`
+	LocalFraction   *float64           `json:"local_fraction,omitempty"`
+	VisibilityMs    *Percentiles       `json:"visibility_ms,omitempty"`
+	ProtocolMetrics map[string]float64 `json:"protocol_metrics,omitempty"`
+	WANBytes        int64              `json:"wan_bytes"`
+	Messages        int64              `json:"messages"`
+	Errors          map[string]int64   `json:"errors"`
+	Faults          []string           `json:"faults,omitempty"`
+	Check           CheckResult        `json:"check"`
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// newLatencyHist records microseconds from 1µs to 1h with 3 significant
+// figures.
+func newLatencyHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, 3_600_000_000, 3)
+}
+
+func usToMs(us int64) float64 { return round3(float64(us) / 1000) }
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func summarize(h *hdrhistogram.Histogram) Latency {
+	return Latency{
+		P50:  usToMs(h.ValueAtQuantile(50)),
+		P90:  usToMs(h.ValueAtQuantile(90)),
+		P99:  usToMs(h.ValueAtQuantile(99)),
+		Mean: round3(h.Mean() / 1000),
+	}
+}

@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/causeway/causeway/check"
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/history"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime/sim"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/workload"
+)
+
+// SimSpec describes one simulated benchmark run.
+type SimSpec struct {
+	Protocol protocol.Protocol
+	Topology *topology.Topology
+	Workload workload.Workload
+	Seed     uint64
+	// Duration is the virtual time during which clients issue operations.
+	Duration time.Duration
+	// Clients is the number of closed-loop client sessions, spread
+	// round-robin over the datacenters.
+	Clients int
+	// ServiceTime is each server node's time per input (0: infinitely fast).
+	ServiceTime time.Duration
+	// Jitter overrides the topology's one-way jitter (see sim.Config).
+	Jitter    time.Duration
+	OpTimeout time.Duration
+	Faults    faults.Schedule
+	// History, when set, receives the history as JSON Lines.
+	History io.Writer
+	// Progress, when set, is called as virtual time advances.
+	Progress func(done, total time.Duration)
+}
+
+// progressSteps is how many times a run reports progress.
+const progressSteps = 50
+
+// RunSim runs spec in the simulator and returns its checked result.
+func RunSim(spec SimSpec) (*Result, error) {
+	if spec.Clients <= 0 {
+		return nil, fmt.Errorf("bench: need at least one client")
+	}
+	if spec.Duration <= 0 {
+		return nil, fmt.Errorf("bench: duration must be positive")
+	}
+	rec := NewRecorder(spec.Protocol, spec.Topology)
+	s, err := sim.New(sim.Config{
+		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
+		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, OpTimeout: spec.OpTimeout,
+		Faults: spec.Faults, Observer: rec,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var histBuf bytes.Buffer
+	hw := history.NewWriter(&histBuf)
+	dcs := spec.Topology.DCNames()
+	stopped := false
+	for i := 0; i < spec.Clients; i++ {
+		name := fmt.Sprintf("c%d", i)
+		dc := dcs[i%len(dcs)]
+		id, err := s.AddSession(dc, name)
+		if err != nil {
+			return nil, err
+		}
+		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
+		var next func()
+		next = func() {
+			if stopped {
+				return
+			}
+			req := gen.Next()
+			start := s.Now()
+			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
+				rec.Done(req, rep, start, now)
+				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
+					panic(err)
+				}
+				next()
+			})
+			if err != nil {
+				panic(err) // the driver keeps one operation per session
+			}
+		}
+		s.At(0, next)
+	}
+	step := spec.Duration / progressSteps
+	if step <= 0 {
+		step = spec.Duration
+	}
+	for t := step; ; t += step {
+		if t > spec.Duration {
+			t = spec.Duration
+		}
+		s.RunUntil(t)
+		if spec.Progress != nil {
+			spec.Progress(t, spec.Duration)
+		}
+		if t == spec.Duration {
+			break
+		}
+	}
+	stopped = true
+	// Let outstanding operations finish (they answer within OpTimeout),
+	// then heal everything and let replication settle.
+	timeout := spec.OpTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	s.RunUntil(s.Now() + timeout + time.Second)
+	quiet := s.Quiesce(time.Second, 120*time.Second)
+	if err := hw.Flush(); err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Protocol: spec.Protocol.Name(), Guarantee: spec.Protocol.Guarantee().String(),
+		Topology: spec.Topology.Name, Workload: spec.Workload.Name,
+		Seed: spec.Seed, Runtime: "sim", DurationS: spec.Duration.Seconds(), Clients: spec.Clients,
+	}
+	rec.fill(res, spec.Duration)
+	st := s.Stats()
+	res.Messages, res.WANBytes = st.Messages, st.WANBytes
+	res.Faults = s.FaultLog
+	if spec.History != nil {
+		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	h, err := history.Parse(bytes.NewReader(histBuf.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("bench: the recorded history does not parse (a bug): %w", err)
+	}
+	res.Check = checkRun(h, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
+	return res, nil
+}
+
+// checkRun runs the checker and adds the runtime's divergence findings.
+func checkRun(h *history.History, divergent []check.Violation) CheckResult {
+	cr := check.Check(h, check.Options{})
+	out := CheckResult{OK: cr.OK && len(divergent) == 0, Operations: cr.Operations, Total: cr.Total,
+		Violations: cr.Violations, Converged: len(divergent) == 0}
+	out.Violations = append(out.Violations, divergent...)
+	out.Total += len(divergent)
+	return out
+}

@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
+	_ "github.com/causeway/causeway/protocol/all"
+	"github.com/causeway/causeway/runtime/sim"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/workload"
+)
+
+// smallSpec is a short, contended run: few keys, many writes, so that
+// causality and convergence are stressed.
+func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) SimSpec {
+	t.Helper()
+	p, err := protocol.Lookup(proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Lookup(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("ycsb-80-20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordCount = 50
+	w.ValueSize = 16
+	spec := SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
+		Clients: 2 * len(tp.Datacenters), ServiceTime: 200 * time.Microsecond, Jitter: 10 * time.Millisecond,
+		OpTimeout: 2 * time.Second}
+	if withFaults {
+		spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Duration)
+	}
+	return spec
+}
+
+// TestCOPSPassesUnderRandomFaults is the randomized simulation test: over
+// many seeds with random faults, every cops history passes the checker and
+// the replicas converge once the faults heal.
+func TestCOPSPassesUnderRandomFaults(t *testing.T) {
+	seeds := 50
+	if testing.Short() || raceEnabled {
+		seeds = 6
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		topo := "local3"
+		if seed%5 == 0 {
+			topo = "karma-aws8"
+		}
+		res, err := RunSim(smallSpec(t, "cops", topo, seed, true))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if res.Ops < 100 {
+			t.Errorf("seed %d: only %d operations completed", seed, res.Ops)
+		}
+		if !res.Check.OK {
+			t.Errorf("seed %d on %s: cops failed the checker (replay: causeway sim --protocol cops --topology %s --seed %d --faults random): %s\nfaults: %v",
+				seed, topo, topo, seed, res.Check.FirstViolation(), res.Faults)
+		}
+	}
+}
+
+// TestEventualIsCaught proves the checker catches a protocol that does not
+// track causality: on some seed, eventual's history has a violation.
+func TestEventualIsCaught(t *testing.T) {
+	caught := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, err := RunSim(smallSpec(t, "eventual", "local3", seed, seed%2 == 0))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !res.Check.Converged {
+			t.Errorf("seed %d: eventual did not converge: %s", seed, res.Check.FirstViolation())
+		}
+		if !res.Check.OK {
+			caught++
+		}
+	}
+	if caught == 0 {
+		t.Fatal("the checker never caught eventual consistency breaking causality in 10 seeds")
+	}
+	t.Logf("eventual caught on %d of 10 seeds", caught)
+}
+
+// TestSameSeedByteIdenticalHistory runs the same seed twice.
+func TestSameSeedByteIdenticalHistory(t *testing.T) {
+	var a, b bytes.Buffer
+	for _, buf := range []*bytes.Buffer{&a, &b} {
+		spec := smallSpec(t, "cops", "local3", 42, true)
+		spec.History = buf
+		if _, err := RunSim(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Len() == 0 || !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("histories differ (%d vs %d bytes)", a.Len(), b.Len())
+	}
+}

@@ -1,0 +1,600 @@
+package check
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/causeway/causeway/history"
+)
+
+// Rule codes, in the order violations of one operation are listed.
+const (
+	rThinAir uint8 = iota
+	rCyclic
+	rStale
+	rFractured
+	rOrder
+)
+
+var ruleNames = []string{RuleThinAir, RuleCyclicCausality, RuleStaleRead, RuleFracturedTransaction, RuleOrderDisagreement, RuleDivergence}
+
+// Node kinds.
+const (
+	kSkip   uint8 = iota // failed read, or failed write nobody read
+	kChain               // successful operation: on its session's chain
+	kFailed              // failed write that some read returned
+)
+
+// Sources of a read item that are not write nodes.
+const (
+	srcNull    = -1 // the initial state
+	srcThinAir = -2 // no write to this key wrote the value
+)
+
+// item is one key read by a read node.
+type item struct {
+	node   int32 // the read
+	key    int32
+	src    int32 // the write node read from, or srcNull / srcThinAir
+	broken bool  // its reads-from edge closes a co cycle: not checked further
+}
+
+// wentry is one write to a key, on a session's chain.
+type wentry struct {
+	idx  uint32
+	node int32
+}
+
+// kgroup is the writes of one session to one key: went[start:end].
+type kgroup struct {
+	sess       int32
+	start, end int32
+}
+
+// cfEdge is a conflict edge from -> to (both writes of key) witnessed by
+// the read item it came from.
+type cfEdge struct {
+	from, to int32
+	item     int32
+}
+
+// rec is a violation found, explained later if kept.
+type rec struct {
+	rule uint8
+	node int32 // the offending operation (sort key)
+	item int32 // read item, or -1
+	w2   int32 // stale/fractured: the newer write; cycles: the SCC id
+}
+
+type checker struct {
+	h *history.History
+	n int
+
+	// per node
+	kind    []uint8
+	sess    []int32
+	idx     []uint32 // chain: 1-based position; failed write: its prefix position
+	itemOff []int32  // items of node v: items[itemOff[v]:itemOff[v+1]]
+	snapOf  []int32
+	topo    []int32 // position in the topological order
+
+	sessNames []string
+	chains    [][]int32
+	keyNames  []string
+	keyID     map[string]int32
+
+	items []item
+
+	// per key: writes grouped by session, and failed writes
+	kgOff    []int32
+	kgroups  []kgroup
+	went     []wentry
+	failedBy map[int32][]int32
+
+	g1 *graph // session order + reads-from (after dropping cycles)
+
+	// vector clocks
+	S     int
+	cur   []uint32 // S×S: current clock of each session
+	snaps []uint32 // snapshots of S entries each
+	last  []int32  // last snapshot of each session, -1 none
+	dirty []bool
+	pre   []uint32 // a read_txn's clock before its reads
+
+	cfs []cfEdge
+
+	comp1, comp2 []int32 // SCC ids of the two cycle searches (-1: none)
+	g2           *graph
+
+	recs []rec
+}
+
+func newChecker(h *history.History) *checker {
+	return &checker{h: h, n: len(h.Ops), keyID: map[string]int32{}}
+}
+
+func (c *checker) key(k string) int32 {
+	id, ok := c.keyID[k]
+	if !ok {
+		id = int32(len(c.keyNames))
+		c.keyID[k] = id
+		c.keyNames = append(c.keyNames, k)
+	}
+	return id
+}
+
+func (c *checker) run() {
+	c.build()
+	c.g1 = c.baseGraph()
+	if order := c.g1.kahn(nil); len(order) < c.n {
+		c.reportCausalCycles()
+		c.g1 = c.baseGraph()
+	}
+	c.clocks()
+	c.orderDisagreement()
+}
+
+// build interns sessions and keys, resolves every read to the write it
+// read from, decides which failed writes count, and lays out the chains.
+func (c *checker) build() {
+	n := c.n
+	ops := c.h.Ops
+	c.kind = make([]uint8, n)
+	c.sess = make([]int32, n)
+	c.idx = make([]uint32, n)
+	c.itemOff = make([]int32, n+1)
+
+	type wref struct {
+		node int32
+		key  int32
+	}
+	writer := make(map[string]wref, n/2)
+	sessID := map[string]int32{}
+	nWrites := 0
+	for i := range ops {
+		op := &ops[i]
+		s, ok := sessID[op.Session]
+		if !ok {
+			s = int32(len(c.sessNames))
+			sessID[op.Session] = s
+			c.sessNames = append(c.sessNames, op.Session)
+		}
+		c.sess[i] = s
+		switch op.Op {
+		case history.Put:
+			if op.Value != nil {
+				if _, dup := writer[*op.Value]; !dup {
+					writer[*op.Value] = wref{int32(i), c.key(op.Key)}
+				}
+				nWrites++
+			}
+		case history.WriteTxn:
+			for k, v := range op.Writes {
+				if _, dup := writer[v]; !dup {
+					writer[v] = wref{int32(i), c.key(k)}
+				}
+				nWrites++
+			}
+		}
+	}
+	c.S = len(c.sessNames)
+
+	// Reads, in node order; a read_txn's keys sorted by name.
+	readCount := make(map[int32]int32) // failed write -> successful reads of it
+	var keys []string
+	for i := range ops {
+		op := &ops[i]
+		c.itemOff[i] = int32(len(c.items))
+		if op.Failed() || !op.IsRead() {
+			continue
+		}
+		add := func(k string, v *string) {
+			kid := c.key(k)
+			it := item{node: int32(i), key: kid, src: srcNull}
+			if v != nil {
+				w, ok := writer[*v]
+				if ok && w.key == kid {
+					it.src = w.node
+					if ops[w.node].Failed() {
+						readCount[w.node]++
+					}
+				} else {
+					it.src = srcThinAir
+				}
+			}
+			c.items = append(c.items, it)
+		}
+		if op.Op == history.Get {
+			add(op.Key, op.Value)
+			continue
+		}
+		keys = keys[:0]
+		for k := range op.Reads {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			add(k, op.Reads[k])
+		}
+	}
+	c.itemOff[n] = int32(len(c.items))
+
+	// Chains.
+	c.chains = make([][]int32, c.S)
+	for i := range ops {
+		op := &ops[i]
+		s := c.sess[i]
+		switch {
+		case !op.Failed():
+			c.kind[i] = kChain
+			c.chains[s] = append(c.chains[s], int32(i))
+			c.idx[i] = uint32(len(c.chains[s]))
+		case op.IsWrite() && readCount[int32(i)] > 0:
+			c.kind[i] = kFailed
+			c.idx[i] = uint32(len(c.chains[s]))
+		}
+	}
+
+	// Writes per key, grouped by session (counting sort by key; sessions
+	// and positions come out in order because chains are walked in order).
+	K := len(c.keyNames)
+	cnt := make([]int32, K+1)
+	c.failedBy = map[int32][]int32{}
+	forWrites := func(v int32, f func(k int32)) {
+		op := &ops[v]
+		if op.Op == history.Put {
+			f(c.keyID[op.Key])
+			return
+		}
+		for k := range op.Writes {
+			f(c.keyID[k])
+		}
+	}
+	for i := range ops {
+		switch c.kind[i] {
+		case kChain:
+			if ops[i].IsWrite() {
+				forWrites(int32(i), func(k int32) { cnt[k+1]++ })
+			}
+		case kFailed:
+			forWrites(int32(i), func(k int32) { c.failedBy[k] = append(c.failedBy[k], int32(i)) })
+		}
+	}
+	for k := 1; k <= K; k++ {
+		cnt[k] += cnt[k-1]
+	}
+	c.went = make([]wentry, cnt[K])
+	fill := slices.Clone(cnt[:K])
+	lastSess := make([]int32, K)
+	for k := range lastSess {
+		lastSess[k] = -1
+	}
+	groupsPerKey := make([]int32, K+1)
+	for s := range c.chains {
+		for _, v := range c.chains[s] {
+			if !ops[v].IsWrite() {
+				continue
+			}
+			forWrites(v, func(k int32) {
+				c.went[fill[k]] = wentry{idx: c.idx[v], node: v}
+				fill[k]++
+				if lastSess[k] != int32(s) {
+					lastSess[k] = int32(s)
+					groupsPerKey[k+1]++
+				}
+			})
+		}
+	}
+	for k := 1; k <= K; k++ {
+		groupsPerKey[k] += groupsPerKey[k-1]
+	}
+	c.kgOff = groupsPerKey
+	c.kgroups = make([]kgroup, groupsPerKey[K])
+	for k := range K {
+		g := groupsPerKey[k]
+		for j := cnt[k]; j < cnt[k+1]; j++ {
+			s := c.sess[c.went[j].node]
+			if j == cnt[k] || c.kgroups[g-1].sess != s {
+				c.kgroups[g] = kgroup{sess: s, start: j, end: j + 1}
+				g++
+			} else {
+				c.kgroups[g-1].end = j + 1
+			}
+		}
+	}
+}
+
+// baseGraph builds session order + reads-from, leaving out broken items.
+func (c *checker) baseGraph() *graph {
+	g := &graph{n: c.n, next: make([]int32, c.n)}
+	for i := range g.next {
+		g.next[i] = -1
+	}
+	for _, ch := range c.chains {
+		for j := 0; j+1 < len(ch); j++ {
+			g.next[ch[j]] = ch[j+1]
+		}
+	}
+	var es []edge
+	for i := range c.items {
+		it := &c.items[i]
+		if it.src >= 0 && !it.broken {
+			es = append(es, edge{from: it.src, to: it.node, lab: int32(i)})
+		}
+	}
+	for v := range c.n {
+		if c.kind[v] == kFailed && c.idx[v] > 0 {
+			p := c.chains[c.sess[v]][c.idx[v]-1]
+			es = append(es, edge{from: p, to: int32(v), lab: labPrefix})
+		}
+	}
+	g.setEdges(es)
+	return g
+}
+
+// reportCausalCycles records one cyclic-causality violation per strongly
+// connected component of co and breaks the reads-from edges inside it.
+func (c *checker) reportCausalCycles() {
+	var ncomp int32
+	c.comp1, ncomp = c.g1.sccs()
+	first := make([]int32, ncomp)
+	for i := range first {
+		first[i] = -1
+	}
+	for v := range c.n {
+		if k := c.comp1[v]; k >= 0 && first[k] < 0 {
+			first[k] = int32(v)
+		}
+	}
+	for k := range ncomp {
+		c.recs = append(c.recs, rec{rule: rCyclic, node: first[k], item: -1, w2: k})
+	}
+	for i := range c.items {
+		it := &c.items[i]
+		if it.src >= 0 && c.comp1[it.src] >= 0 && c.comp1[it.src] == c.comp1[it.node] {
+			it.broken = true
+		}
+	}
+}
+
+// vcAt returns component u of write w's clock (its own session's component
+// is its position).
+func (c *checker) vcAt(w int32, u int32) uint32 {
+	if u == c.sess[w] {
+		return c.idx[w]
+	}
+	return c.snaps[int(c.snapOf[w])*c.S+int(u)]
+}
+
+// inPast reports whether write x is in the causal past described by the
+// clock at(u).
+func (c *checker) inPast(x int32, at func(u int32) uint32) bool {
+	if c.kind[x] == kChain {
+		return at(c.sess[x]) >= c.idx[x]
+	}
+	// A failed write is in the past exactly when one of its readers is.
+	g := c.g1
+	for j := g.off[x]; j < g.off[x+1]; j++ {
+		r := g.dst[j]
+		if at(c.sess[r]) >= c.idx[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// wBefore reports whether write a is in the causal past of write b.
+func (c *checker) wBefore(a, b int32) bool {
+	if c.kind[a] == kChain {
+		return c.vcAt(b, c.sess[a]) >= c.idx[a]
+	}
+	return c.inPast(a, func(u int32) uint32 { return c.vcAt(b, u) })
+}
+
+// snapshot makes sure session s has a snapshot of its current clock and
+// returns it.
+func (c *checker) snapshot(s int32) int32 {
+	if c.last[s] < 0 || c.dirty[s] {
+		id := int32(len(c.snaps) / c.S)
+		c.snaps = append(c.snaps, c.cur[int(s)*c.S:int(s+1)*c.S]...)
+		c.last[s] = id
+		c.dirty[s] = false
+	}
+	return c.last[s]
+}
+
+// clocks computes vector clocks in topological order and checks every read.
+func (c *checker) clocks() {
+	S := c.S
+	c.cur = make([]uint32, S*S)
+	c.last = make([]int32, S)
+	c.dirty = make([]bool, S)
+	c.pre = make([]uint32, S)
+	c.snapOf = make([]int32, c.n)
+	for i := range c.last {
+		c.last[i] = -1
+	}
+	// Snapshot 0: the empty clock, for failed writes before any chain op.
+	c.snaps = make([]uint32, S, S*1024)
+	ops := c.h.Ops
+	g := c.g1
+	c.topo = make([]int32, c.n)
+	pos := int32(0)
+	g.kahn(func(v int32) {
+		c.topo[v] = pos
+		pos++
+		switch c.kind[v] {
+		case kSkip:
+			return
+		case kFailed:
+			if c.idx[v] == 0 {
+				c.snapOf[v] = 0
+			}
+			return
+		}
+		s := c.sess[v]
+		row := c.cur[int(s)*S : int(s+1)*S]
+		row[s] = c.idx[v]
+		if ops[v].IsRead() {
+			c.read(v, row)
+		} else {
+			c.snapOf[v] = c.snapshot(s)
+		}
+		// Failed writes right after v in its session share its clock.
+		for j := g.off[v]; j < g.off[v+1]; j++ {
+			if t := g.dst[j]; c.kind[t] == kFailed {
+				c.snapOf[t] = c.snapshot(s)
+			}
+		}
+	})
+}
+
+// read joins the clocks of what read node v read into row (its session's
+// clock) and checks each of its reads.
+func (c *checker) read(v int32, row []uint32) {
+	S := c.S
+	s := c.sess[v]
+	its := c.items[c.itemOff[v]:c.itemOff[v+1]]
+	txn := len(its) > 1
+	if txn {
+		copy(c.pre, row)
+	}
+	changed := false
+	for i := range its {
+		it := &its[i]
+		if it.src < 0 || it.broken {
+			continue
+		}
+		w := it.src
+		snap := c.snaps[int(c.snapOf[w])*S : int(c.snapOf[w]+1)*S]
+		for u, x := range snap {
+			if x > row[u] {
+				row[u] = x
+				changed = true
+			}
+		}
+		if ws := c.sess[w]; c.idx[w] > row[ws] {
+			row[ws] = c.idx[w]
+			changed = true
+		}
+	}
+	row[s] = c.idx[v]
+	if changed {
+		c.dirty[s] = true
+	}
+	at := func(u int32) uint32 { return row[u] }
+	for i := range its {
+		it := &its[i]
+		itemIdx := c.itemOff[v] + int32(i)
+		if it.broken {
+			continue
+		}
+		if it.src == srcThinAir {
+			c.recs = append(c.recs, rec{rule: rThinAir, node: v, item: itemIdx, w2: -1})
+			continue
+		}
+		w1 := it.src
+		stale := int32(-1)
+		consider := func(w2 int32) bool {
+			if w2 == w1 {
+				return false
+			}
+			if w1 == srcNull {
+				stale = w2
+				return true
+			}
+			if c.wBefore(w2, w1) {
+				return false // w2 was overwritten by w1
+			}
+			if c.wBefore(w1, w2) {
+				stale = w2
+				return true
+			}
+			// Concurrent: the read ordered w2 before w1.
+			c.cfs = append(c.cfs, cfEdge{from: w2, to: w1, item: itemIdx})
+			return false
+		}
+		for _, gr := range c.kgroups[c.kgOff[it.key]:c.kgOff[it.key+1]] {
+			lim := row[gr.sess]
+			ws := c.went[gr.start:gr.end]
+			if lim == 0 || ws[0].idx > lim {
+				continue
+			}
+			// Last write of this session to the key within the past.
+			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
+			if consider(ws[j].node) {
+				break
+			}
+		}
+		if stale < 0 {
+			for _, f := range c.failedBy[it.key] {
+				if f != w1 && c.inPast(f, at) && consider(f) {
+					break
+				}
+			}
+		}
+		if stale < 0 {
+			continue
+		}
+		rule := rStale
+		if txn && !c.inPast(stale, func(u int32) uint32 {
+			if u == s {
+				return c.idx[v] - 1
+			}
+			return c.pre[u]
+		}) {
+			rule = rFractured
+		}
+		c.recs = append(c.recs, rec{rule: rule, node: v, item: itemIdx, w2: stale})
+	}
+}
+
+// orderDisagreement looks for cycles in co ∪ conflict edges and records
+// one violation per strongly connected component.
+func (c *checker) orderDisagreement() {
+	if len(c.cfs) == 0 {
+		return
+	}
+	// Deduplicate conflict edges (keep the first witness of each).
+	slices.SortStableFunc(c.cfs, func(a, b cfEdge) int {
+		if a.from != b.from {
+			return int(a.from - b.from)
+		}
+		return int(a.to - b.to)
+	})
+	uniq := c.cfs[:1]
+	for _, e := range c.cfs[1:] {
+		if l := uniq[len(uniq)-1]; l.from != e.from || l.to != e.to {
+			uniq = append(uniq, e)
+		}
+	}
+	c.cfs = uniq
+	es := c.g1.edges()
+	for i, e := range c.cfs {
+		es = append(es, edge{from: e.from, to: e.to, lab: cfLab(i)})
+	}
+	g := &graph{n: c.n, next: c.g1.next}
+	g.setEdges(es)
+	c.g2 = g
+	if len(g.kahn(nil)) == c.n {
+		return
+	}
+	var ncomp int32
+	c.comp2, ncomp = g.sccs()
+	// Each SCC is listed at the first read that witnessed one of its
+	// conflict edges (every cycle has one: co alone is acyclic here).
+	first := make([]int32, ncomp)
+	for i := range first {
+		first[i] = -1
+	}
+	for _, e := range c.cfs {
+		if k := c.comp2[e.from]; k >= 0 && k == c.comp2[e.to] {
+			if r := c.items[e.item].node; first[k] < 0 || r < first[k] {
+				first[k] = r
+			}
+		}
+	}
+	for k := range ncomp {
+		c.recs = append(c.recs, rec{rule: rOrder, node: first[k], item: -1, w2: k})
+	}
+}

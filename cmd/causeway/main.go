@@ -1,0 +1,49 @@
+// Command causeway is Causeway's one binary: the simulator, the demo, the
+// causal+ checker and the listings of protocols, topologies and workloads.
+// Run `causeway --help` for the commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	_ "github.com/causeway/causeway/protocol/all" // registers every protocol
+)
+
+// exitError carries a process exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	root := &cobra.Command{
+		Use:   "causeway",
+		Short: "Causeway: a geo-replicated causal+ key-value store, its protocols, simulator and checker",
+		Long: `Causeway implements published causally consistent geo-replicated stores
+(Karma, K2, C3, ChainReaction) and their baselines as interchangeable
+protocols over one substrate, runs them in a deterministic simulator, and
+checks every run's history for causal+ consistency.
+
+Start with 'causeway demo'.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(demoCmd(), simCmd(), checkCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
+	if err := root.Execute(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil && ee.err.Error() != "" {
+				fmt.Fprintln(os.Stderr, "causeway:", ee.err)
+			}
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "causeway:", err)
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/causeway/causeway/bench"
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime/sim"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/workload"
+)
+
+// simFlags are the knobs shared by sim and demo.
+type simFlags struct {
+	protocol, topology, workload string
+	duration                     time.Duration
+	seed                         uint64
+	clients                      int
+	clientsPerDC                 int
+	serviceTime                  time.Duration
+	opTimeout                    time.Duration
+	jitter                       time.Duration
+	faults                       string
+	records                      int
+}
+
+func (f *simFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.duration, "duration", f.duration, "virtual time during which clients issue operations (Go duration: 30s, 2m)")
+	fl.Uint64Var(&f.seed, "seed", f.seed, "seed of the run: the same seed gives the same run, byte for byte")
+	fl.IntVar(&f.clients, "clients", 0, "closed-loop client sessions in all (default: --clients-per-dc times the number of DCs)")
+	fl.IntVar(&f.clientsPerDC, "clients-per-dc", f.clientsPerDC, "client sessions per datacenter when --clients is not given")
+	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
+	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
+	fl.DurationVar(&f.jitter, "jitter", 0, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
+	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
+	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
+}
+
+// spec resolves names into a bench.SimSpec.
+func (f *simFlags) spec() (bench.SimSpec, error) {
+	p, err := protocol.Lookup(f.protocol)
+	if err != nil {
+		return bench.SimSpec{}, err
+	}
+	t, err := topology.Lookup(f.topology)
+	if err != nil {
+		return bench.SimSpec{}, err
+	}
+	w, err := workload.Lookup(f.workload)
+	if err != nil {
+		return bench.SimSpec{}, err
+	}
+	if f.records > 0 {
+		w.RecordCount = f.records
+	}
+	clients := f.clients
+	if clients <= 0 {
+		clients = f.clientsPerDC * len(t.Datacenters)
+	}
+	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
+		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout}
+	switch f.faults {
+	case "":
+	case "random":
+		spec.Faults = faults.Random(sim.NewRand(f.seed, "fault-schedule"), t, f.duration)
+	default:
+		spec.Faults, err = faults.Load(f.faults, t)
+		if err != nil {
+			return bench.SimSpec{}, err
+		}
+	}
+	return spec, nil
+}
+
+func defaultSimFlags() simFlags {
+	return simFlags{protocol: "cops", topology: "karma-aws8", workload: "ycsb-95-5",
+		duration: 30 * time.Second, seed: 1, clientsPerDC: 8, serviceTime: 100 * time.Microsecond,
+		opTimeout: 5 * time.Second}
+}
+
+func simCmd() *cobra.Command {
+	f := defaultSimFlags()
+	var out, historyPath string
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Run one protocol on a topology and workload in the deterministic simulator",
+		Long: `Sim runs closed-loop clients of a workload against a protocol on a topology in
+the discrete-event simulator (virtual time), records the history, checks it
+for causal+ consistency and prints a summary table.
+
+Exit status: 0 when the run completed and, for a protocol that claims
+causal+ consistency, the checker found nothing; 1 when such a protocol
+failed the checker; 2 on bad arguments.
+
+Example:
+  causeway sim --protocol cops --topology karma-aws8 --workload ycsb-95-5 --duration 30s --seed 7 --faults random --out r.json --history h.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := f.spec()
+			if err != nil {
+				return &exitError{2, err}
+			}
+			if historyPath != "" {
+				hf, err := os.Create(historyPath)
+				if err != nil {
+					return &exitError{2, err}
+				}
+				defer hf.Close()
+				spec.History = hf
+			}
+			spec.Progress = progressBar(cmd.ErrOrStderr(), spec.Protocol.Name())
+			res, err := bench.RunSim(spec)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			if out != "" {
+				if err := writeJSONFile(out, res); err != nil {
+					return &exitError{2, err}
+				}
+			}
+			w := cmd.OutOrStdout()
+			if jsonOut {
+				if err := res.WriteJSON(w); err != nil {
+					return err
+				}
+			} else {
+				if err := bench.WriteTable(w, []*bench.Result{res}); err != nil {
+					return err
+				}
+				printVerdicts(w, []*bench.Result{res})
+			}
+			if !res.Check.OK && spec.Protocol.Guarantee() == protocol.CausalPlus {
+				return &exitError{1, fmt.Errorf("%s claims causal+ consistency but failed the checker (seed %d)", res.Protocol, res.Seed)}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.protocol, "protocol", f.protocol, "protocol to run (see 'causeway protocols')")
+	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
+	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
+	fl.StringVar(&out, "out", "", "write the result JSON to this file")
+	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	f.register(cmd)
+	return cmd
+}
+
+func writeJSONFile(path string, res *bench.Result) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteJSON(fh); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// printVerdicts explains, for each result, what the checker concluded.
+func printVerdicts(w io.Writer, results []*bench.Result) {
+	for _, r := range results {
+		fmt.Fprintln(w)
+		switch {
+		case r.Check.OK:
+			fmt.Fprintf(w, "%s (claims %s): checker passed %d operations; replicas converged.\n", r.Protocol, r.Guarantee, r.Check.Operations)
+		default:
+			fmt.Fprintf(w, "%s (claims %s): checker found %d violations in %d operations. First:\n  %s\n",
+				r.Protocol, r.Guarantee, r.Check.Total, r.Check.Operations, indent(r.Check.FirstViolation()))
+		}
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// progressBar returns a progress callback drawing a bar on w when w is a
+// terminal, and nothing otherwise.
+func progressBar(w io.Writer, label string) func(done, total time.Duration) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(done, total time.Duration) {
+		const width = 30
+		n := int(float64(width) * float64(done) / float64(total))
+		fmt.Fprintf(w, "\r%-12s [%s%s] %5.1f%% of %v virtual", label, strings.Repeat("#", n), strings.Repeat(".", width-n),
+			100*float64(done)/float64(total), total)
+		if done >= total {
+			fmt.Fprint(w, "\r\033[K")
+		}
+	}
+}
+
+var errNoProtocols = errors.New("no protocols given")

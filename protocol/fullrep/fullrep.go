@@ -1,0 +1,478 @@
+// Package fullrep is a fully replicated, sharded, last-writer-wins key-value
+// store: every datacenter holds every key, sharded over its storage servers
+// by consistent hashing; a client session talks only to servers of its own
+// DC; a put is made durable at the local shard, acknowledged at once, and
+// replicated asynchronously to the same shard in every other DC, with
+// retries until each acknowledges.
+//
+// It is the common core of two protocols that differ in one switch:
+//
+//   - Causal (protocol/cops): COPS's dependency tracking (Lloyd et al.,
+//     SOSP 2011, §4 "COPS"; karma.txt §5 "COPS-Ideal"). Versions are Lamport
+//     timestamps; a session carries its nearest dependencies and its highest
+//     seen version; a replicated write is committed in a remote DC only
+//     after a dep_check for each dependency succeeds there.
+//
+// A dep_check on (key, v) succeeds only once version v itself has been
+// committed in the DC — applied, or received with its own dependencies
+// satisfied and then discarded because a newer version had already won.
+// COPS's "v or newer" rule is not enough under last-writer-wins: a newer
+// concurrent write of the same key says nothing about v's own dependencies,
+// and the randomized checker tests found the resulting stale reads. The
+// price is that each server remembers every committed version (in memory
+// and as "s/<key>@<version>" markers); see docs/status.md, known gaps.
+//   - Not causal (protocol/eventual): versions come from the server's
+//     (possibly skewed) physical clock and replicated writes are applied on
+//     arrival — Cassandra-style LWW at consistency level ONE/LOCAL_ONE.
+//
+// Versions are (counter << 10 | server index), so that two servers never
+// mint the same version and LWW is a total order.
+//
+// Storage layout (per server): "d/<key>" holds the key's current version
+// and value; "s/<key>@<version>" marks a committed version (causal mode);
+// "r/<key>@<version>" holds an outgoing Replicate until it is
+// acknowledged by every other DC, so that a crash never loses replication
+// of an acknowledged write. All writes are synced before the acknowledgement
+// or the visibility they enable.
+package fullrep
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/fullreppb"
+)
+
+// Mode selects the variant a Protocol runs.
+type Mode struct {
+	// Name and Summary are what `causeway protocols` shows.
+	Name, Summary string
+	// Causal enables COPS dependency tracking and Lamport versions.
+	Causal bool
+}
+
+// Protocol is a fullrep deployment factory (protocol.Protocol).
+type Protocol struct{ mode Mode }
+
+// New returns the protocol for mode.
+func New(mode Mode) *Protocol { return &Protocol{mode: mode} }
+
+// Name implements protocol.Protocol.
+func (p *Protocol) Name() string { return p.mode.Name }
+
+// Summary implements protocol.Protocol.
+func (p *Protocol) Summary() string { return p.mode.Summary }
+
+// Guarantee implements protocol.Protocol.
+func (p *Protocol) Guarantee() protocol.Guarantee {
+	if p.mode.Causal {
+		return protocol.CausalPlus
+	}
+	return protocol.Eventual
+}
+
+// maxServers bounds the server index that fits in a version's low bits.
+const serverBits = 10
+
+// Validate implements protocol.Protocol.
+func (p *Protocol) Validate(t *topology.Topology) error {
+	n := 0
+	for _, d := range t.Datacenters {
+		n += d.Servers
+	}
+	if n > 1<<serverBits {
+		return fmt.Errorf("%s: at most %d servers in all, topology %s has %d", p.mode.Name, 1<<serverBits, t.Name, n)
+	}
+	return nil
+}
+
+// serverName names the i-th storage server of a DC.
+func serverName(i int) string { return "s" + strconv.Itoa(i) }
+
+// Nodes implements protocol.Protocol: Servers storage servers per DC.
+func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
+	var out []protocol.NodeSpec
+	for _, d := range t.Datacenters {
+		for i := 0; i < d.Servers; i++ {
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, serverName(i))})
+		}
+	}
+	return out
+}
+
+// owner returns the server of dc that stores key.
+func owner(t *topology.Topology, dc, key string) protocol.NodeID {
+	return protocol.MakeNodeID(dc, serverName(t.ServerIndex(dc, key)))
+}
+
+// Replicas implements protocol.Protocol: key's shard in every DC.
+func (p *Protocol) Replicas(t *topology.Topology, key string) []protocol.NodeID {
+	out := make([]protocol.NodeID, 0, len(t.Datacenters))
+	for _, d := range t.Datacenters {
+		out = append(out, owner(t, d.Name, key))
+	}
+	return out
+}
+
+// NewNode implements protocol.Protocol.
+func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node { return newServer(p.mode, cfg) }
+
+// NewSession implements protocol.Protocol.
+func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {
+	return &session{mode: p.mode, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout}
+}
+
+// Timing of the retry machinery: a retransmission waits resendAfter, then
+// twice as long each time up to maxBackoff, so that a backlog (a DC that was
+// down or partitioned) is not buried under its own retries.
+const (
+	tickEvery   = 250 * time.Millisecond
+	resendAfter = 500 * time.Millisecond
+	maxBackoff  = 8 * time.Second
+)
+
+// retry is the backoff state of one retransmitted message.
+type retry struct {
+	lastSent time.Duration
+	backoff  time.Duration
+}
+
+// due reports whether the message should be sent again now, and if so
+// records the send and doubles the wait.
+func (t *retry) due(now time.Duration) bool {
+	if t.backoff == 0 {
+		t.backoff = resendAfter
+	}
+	if now-t.lastSent < t.backoff {
+		return false
+	}
+	t.lastSent = now
+	t.backoff = min(2*t.backoff, maxBackoff)
+	return true
+}
+
+type entry struct {
+	value   []byte
+	version uint64
+}
+
+// outgoing is a write still being replicated to other DCs.
+type outgoing struct {
+	msg     *pb.Replicate
+	unacked map[protocol.NodeID]bool
+	retry
+}
+
+// incoming is a replicated write waiting for its dependencies.
+type incoming struct {
+	msg     *pb.Replicate
+	from    protocol.NodeID
+	missing map[string]bool // depKey -> still missing
+}
+
+// depWait is one dependency this server is waiting for, with the
+// replicated writes that need it. One DepCheck is outstanding per
+// dependency, however many writes wait on it.
+type depWait struct {
+	dep     *pb.Dep
+	waiting []string // incoming keys
+	retry
+}
+
+type server struct {
+	mode    Mode
+	id      protocol.NodeID
+	dc      string
+	topo    *topology.Topology
+	index   uint64 // this server's index among all servers
+	clock   uint64 // Lamport counter (causal) or last physical µs (eventual)
+	store   map[string]entry
+	out     map[string]*outgoing                // by storage key "r/key@version"
+	in      map[string]*incoming                // by "key@version"
+	byDep   map[string]*depWait                 // depKey -> the writes waiting on it
+	seen    map[string]bool                     // depKey -> committed here (causal mode)
+	waiters map[string]map[protocol.NodeID]bool // depKey -> dep checks waiting here
+	ticking bool
+}
+
+func depKey(key string, version uint64) string { return key + "@" + strconv.FormatUint(version, 16) }
+
+func newServer(mode Mode, cfg protocol.NodeConfig) *server {
+	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
+		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
+		byDep: map[string]*depWait{}, seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{}}
+	i := 0
+	for _, d := range cfg.Topology.Datacenters {
+		for j := 0; j < d.Servers; j++ {
+			if protocol.MakeNodeID(d.Name, serverName(j)) == cfg.ID {
+				s.index = uint64(i)
+			}
+			i++
+		}
+	}
+	if cfg.Storage == nil {
+		return s
+	}
+	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
+		s.store[r.Key[2:]] = entry{value: r.Value, version: r.Version}
+		s.clock = max(s.clock, r.Version>>serverBits)
+		return nil
+	})
+	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
+		s.seen[r.Key[2:]] = true
+		return nil
+	})
+	_ = cfg.Storage.Scan("r/", func(r storage.Record) error {
+		var m pb.Replicate
+		if err := proto.Unmarshal(r.Value, &m); err != nil {
+			return nil // a torn record cannot exist (batches are atomic); skip defensively
+		}
+		s.out[r.Key] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: retry{lastSent: -resendAfter}}
+		s.clock = max(s.clock, m.Version>>serverBits)
+		return nil
+	})
+	return s
+}
+
+// otherReplicas lists key's shard in every other DC.
+func (s *server) otherReplicas(key string) map[protocol.NodeID]bool {
+	out := map[protocol.NodeID]bool{}
+	for _, d := range s.topo.Datacenters {
+		if d.Name != s.dc {
+			out[owner(s.topo, d.Name, key)] = true
+		}
+	}
+	return out
+}
+
+// Replicas implements protocol.Inspector.
+func (s *server) Replicas(fn func(key string, value []byte)) {
+	for _, k := range sortedKeys(s.store) {
+		fn(k, s.store[k].value)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func sortedIDs(m map[protocol.NodeID]bool) []protocol.NodeID {
+	ids := make([]protocol.NodeID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Start implements protocol.Node: resume replication recovered from storage.
+func (s *server) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	s.resend(now, &r)
+	s.armTimer(&r)
+	return r
+}
+
+func (s *server) armTimer(r *protocol.Ready) {
+	if !s.ticking && (len(s.out) > 0 || len(s.in) > 0) {
+		s.ticking = true
+		r.SetTimer(tickEvery, 0)
+	}
+}
+
+// Tick implements protocol.Node: resend what has not been acknowledged.
+func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
+	var r protocol.Ready
+	s.ticking = false
+	s.resend(now, &r)
+	s.armTimer(&r)
+	return r
+}
+
+func (s *server) resend(now time.Duration, r *protocol.Ready) {
+	for _, k := range sortedKeys(s.out) {
+		o := s.out[k]
+		if !o.due(now) {
+			continue
+		}
+		for _, to := range sortedIDs(o.unacked) {
+			r.Send(s.id, to, o.msg)
+		}
+	}
+	for _, dk := range sortedKeys(s.byDep) {
+		if d := s.byDep[dk]; d.due(now) {
+			r.Send(s.id, owner(s.topo, s.dc, d.dep.Key), &pb.DepCheck{Dep: d.dep})
+		}
+	}
+}
+
+// Step implements protocol.Node.
+func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := m.Body.(type) {
+	case *pb.GetRequest:
+		e := s.store[b.Key]
+		r.Send(s.id, m.From, &pb.GetReply{ReqId: b.ReqId, Value: e.value, Version: e.version})
+	case *pb.PutRequest:
+		s.put(now, m.From, b, &r)
+	case *pb.Replicate:
+		s.replicate(now, m.From, b, &r)
+	case *pb.ReplicateAck:
+		k := "r/" + depKey(b.Key, b.Version)
+		if o := s.out[k]; o != nil {
+			delete(o.unacked, m.From)
+			if len(o.unacked) == 0 {
+				delete(s.out, k)
+				r.Write(storage.Write{Kind: storage.Delete, Key: k}, false)
+			}
+		}
+	case *pb.DepCheck:
+		if s.committed(b.Dep.Key, b.Dep.Version) {
+			r.Send(s.id, m.From, &pb.DepOK{Dep: b.Dep})
+		} else {
+			dk := depKey(b.Dep.Key, b.Dep.Version)
+			if s.waiters[dk] == nil {
+				s.waiters[dk] = map[protocol.NodeID]bool{}
+			}
+			s.waiters[dk][m.From] = true
+		}
+	case *pb.DepOK:
+		s.depSatisfied(depKey(b.Dep.Key, b.Dep.Version), &r)
+	}
+	s.armTimer(&r)
+	return r
+}
+
+// put handles a client's local put: mint a version, persist the value and
+// the outgoing replication record, acknowledge, replicate.
+func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, r *protocol.Ready) {
+	if s.mode.Causal {
+		s.clock = max(s.clock, b.MinVersion>>serverBits) + 1
+	} else {
+		s.clock = max(s.clock+1, uint64(max(now, 0)/time.Microsecond))
+	}
+	version := s.clock<<serverBits | s.index
+	msg := &pb.Replicate{Key: b.Key, Value: b.Value, Version: version}
+	if s.mode.Causal {
+		msg.Deps = b.Deps
+	}
+	s.commit(b.Key, b.Value, version, r)
+	if others := s.otherReplicas(b.Key); len(others) > 0 {
+		k := "r/" + depKey(b.Key, version)
+		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+		if err != nil {
+			panic(err) // a generated message always marshals
+		}
+		r.Write(storage.Write{Kind: storage.Put, Key: k, Value: data}, true)
+		s.out[k] = &outgoing{msg: msg, unacked: others, retry: retry{lastSent: now}}
+		for _, to := range sortedIDs(others) {
+			r.Send(s.id, to, msg)
+		}
+	}
+	r.Send(s.id, from, &pb.PutReply{ReqId: b.ReqId, Version: version})
+}
+
+// committed reports whether version of key has been committed here.
+func (s *server) committed(key string, version uint64) bool {
+	return s.store[key].version == version || s.seen[depKey(key, version)]
+}
+
+// commit makes a version durable here: it becomes the key's value if it
+// is newer than the current one (LWW), and in causal mode it is recorded as
+// committed and wakes the dep_checks waiting for it.
+func (s *server) commit(key string, value []byte, version uint64, r *protocol.Ready) {
+	if s.mode.Causal {
+		dk := depKey(key, version)
+		if !s.seen[dk] {
+			s.seen[dk] = true
+			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
+		}
+		for _, from := range sortedIDs(s.waiters[dk]) {
+			r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+		}
+		delete(s.waiters, dk)
+	}
+	if version <= s.store[key].version {
+		return
+	}
+	s.store[key] = entry{value: value, version: version}
+	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: version, Value: value}, true)
+	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: version}, true)
+	r.Visible(key, value)
+}
+
+// replicate handles a write from another DC.
+func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replicate, r *protocol.Ready) {
+	s.clock = max(s.clock, b.Version>>serverBits)
+	if s.committed(b.Key, b.Version) || (!s.mode.Causal && b.Version <= s.store[b.Key].version) {
+		r.Send(s.id, from, &pb.ReplicateAck{Key: b.Key, Version: b.Version})
+		return
+	}
+	ik := depKey(b.Key, b.Version)
+	if _, waiting := s.in[ik]; waiting {
+		return // a retransmission of a write already waiting for its deps
+	}
+	w := &incoming{msg: b, from: from, missing: map[string]bool{}}
+	for _, d := range b.Deps {
+		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
+			continue
+		}
+		dk := depKey(d.Key, d.Version)
+		if w.missing[dk] {
+			continue
+		}
+		w.missing[dk] = true
+		dw := s.byDep[dk]
+		if dw == nil {
+			// A dep owned by this server is checked here (and answered
+			// by commit's wake-up of s.waiters) like any other.
+			dw = &depWait{dep: d, retry: retry{lastSent: now}}
+			s.byDep[dk] = dw
+			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+		}
+		dw.waiting = append(dw.waiting, ik)
+	}
+	if len(w.missing) == 0 {
+		s.finish(w, r)
+		return
+	}
+	s.in[ik] = w
+}
+
+func (s *server) depSatisfied(dk string, r *protocol.Ready) {
+	dw := s.byDep[dk]
+	if dw == nil {
+		return // a duplicate DepOK
+	}
+	delete(s.byDep, dk)
+	for _, ik := range dw.waiting {
+		w := s.in[ik]
+		if w == nil {
+			continue
+		}
+		delete(w.missing, dk)
+		if len(w.missing) == 0 {
+			delete(s.in, ik)
+			s.finish(w, r)
+		}
+	}
+}
+
+// finish applies a replicated write whose dependencies are satisfied and
+// acknowledges it to its origin.
+func (s *server) finish(w *incoming, r *protocol.Ready) {
+	s.commit(w.msg.Key, w.msg.Value, w.msg.Version, r)
+	r.Send(s.id, w.from, &pb.ReplicateAck{Key: w.msg.Key, Version: w.msg.Version})
+}

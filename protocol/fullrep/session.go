@@ -1,0 +1,133 @@
+package fullrep
+
+import (
+	"sort"
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/fullreppb"
+)
+
+// session is a client session bound to its DC. In causal mode it keeps
+// COPS's nearest dependencies: after a put, just that put; after a get, the
+// version read is added.
+type session struct {
+	mode    Mode
+	id      protocol.NodeID
+	topo    *topology.Topology
+	timeout time.Duration
+
+	nextReq uint64
+	pending *protocol.Request // the outstanding operation, nil if none
+	reqID   uint64
+
+	deps       map[dep]bool // nearest dependencies (causal mode)
+	maxVersion uint64       // highest version seen (Lamport)
+}
+
+// Start implements protocol.Node.
+func (c *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+
+// Submit implements protocol.Session.
+func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+	var r protocol.Ready
+	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
+		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
+		return r
+	}
+	c.nextReq++
+	c.reqID = c.nextReq
+	c.pending = &req
+	to := owner(c.topo, c.id.DC(), req.Key)
+	if req.Op == protocol.OpGet {
+		r.Send(c.id, to, &pb.GetRequest{ReqId: c.reqID, Key: req.Key})
+	} else {
+		put := &pb.PutRequest{ReqId: c.reqID, Key: req.Key, Value: req.Value, MinVersion: c.maxVersion}
+		if c.mode.Causal {
+			ds := make([]dep, 0, len(c.deps))
+			for d := range c.deps {
+				ds = append(ds, d)
+			}
+			sort.Slice(ds, func(i, j int) bool {
+				if ds[i].key != ds[j].key {
+					return ds[i].key < ds[j].key
+				}
+				return ds[i].version < ds[j].version
+			})
+			for _, d := range ds {
+				put.Deps = append(put.Deps, &pb.Dep{Key: d.key, Version: d.version})
+			}
+		}
+		r.Send(c.id, to, put)
+	}
+	if c.timeout > 0 {
+		r.SetTimer(c.timeout, c.reqID)
+	}
+	return r
+}
+
+// Step implements protocol.Node: replies from the local servers.
+func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := m.Body.(type) {
+	case *pb.GetReply:
+		if c.pending == nil || b.ReqId != c.reqID {
+			return r // late reply to an operation that timed out
+		}
+		req := c.pending
+		c.pending = nil
+		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key}
+		if b.Version > 0 {
+			rep.Value = b.Value
+			if rep.Value == nil {
+				rep.Value = []byte{}
+			}
+			c.observe(req.Key, b.Version, false)
+		}
+		r.Reply(rep)
+	case *pb.PutReply:
+		if c.pending == nil || b.ReqId != c.reqID {
+			return r
+		}
+		req := c.pending
+		c.pending = nil
+		c.observe(req.Key, b.Version, true)
+		r.Reply(protocol.Reply{Op: protocol.OpPut, Key: req.Key})
+	}
+	return r
+}
+
+// dep is one (key, version) a session depends on.
+type dep struct {
+	key     string
+	version uint64
+}
+
+// observe records a version the session now depends on.
+func (c *session) observe(key string, version uint64, put bool) {
+	c.maxVersion = max(c.maxVersion, version)
+	if !c.mode.Causal {
+		return
+	}
+	if put || c.deps == nil {
+		// The put depends on everything before it, so it alone is the
+		// nearest dependency from now on (COPS §4.2).
+		c.deps = map[dep]bool{}
+	}
+	// Every version read is kept, even a lower one of a key already
+	// depended on: under LWW a higher version does not imply the lower
+	// one's own dependencies are visible.
+	c.deps[dep{key, version}] = true
+}
+
+// Tick implements protocol.Node: the operation timeout.
+func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+	var r protocol.Ready
+	if c.pending != nil && token == c.reqID {
+		op := c.pending.Op
+		c.pending = nil
+		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout})
+	}
+	return r
+}

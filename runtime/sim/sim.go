@@ -1,0 +1,511 @@
+// Package sim is Causeway's deterministic discrete-event simulator: the
+// runtime that drives protocol state machines with virtual time.
+//
+// One seed determines the whole run: network jitter, loss and reordering,
+// the fault schedule and every node's randomness each draw from their own
+// PRNG derived from the seed, events at equal times are ordered by
+// insertion, and nothing depends on map iteration order. The same seed
+// therefore gives the same run, byte for byte.
+//
+// The network model: a message from DC a to DC b takes RTT(a,b)/2 plus a
+// uniform jitter in ±Jitter (wide-area links only), plus any congestion
+// delay of the fault schedule. Messages may be lost, duplicated or
+// reordered by faults and are dropped on cut links (partitions, symmetric or
+// one-way) and at crashed nodes. Every message is encoded with the wire
+// codec when sent and decoded on delivery.
+//
+// Nodes: every server node of the protocol, plus client sessions added with
+// AddSession. A server node may have a service time (Config.ServiceTime):
+// it then handles one input at a time and queues the rest, so that offered
+// load saturates it as a real CPU would. A crash discards a node's memory,
+// queued inputs and timers and the unsynced suffix of its storage (a
+// storage.Mem); a restart re-creates it from what its storage kept.
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime"
+	"github.com/causeway/causeway/storage"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/wire"
+)
+
+// Config configures a simulation.
+type Config struct {
+	Topology *topology.Topology
+	Protocol protocol.Protocol
+	Seed     uint64
+	// Jitter bounds the uniform one-way jitter on wide-area links; 0 uses
+	// the topology's jitter_ms, negative means none.
+	Jitter time.Duration
+	// ServiceTime is the time a server node spends on each input (0: none).
+	ServiceTime time.Duration
+	// OpTimeout is given to client sessions (default 5s).
+	OpTimeout time.Duration
+	// Faults is the fault schedule to carry out.
+	Faults faults.Schedule
+	// Observer is told about messages and visibility (optional).
+	Observer runtime.Observer
+}
+
+// Stats counts what the network did.
+type Stats struct {
+	Messages    int64 // messages handed to the network
+	WANMessages int64 // of which crossed between DCs
+	WANBytes    int64 // encoded bytes that crossed between DCs
+	Dropped     int64 // lost, cut by a partition, or sent to a crashed node
+	Duplicated  int64
+	Events      int64 // events processed
+}
+
+type eventKind uint8
+
+const (
+	evDeliver eventKind = iota
+	evTimer
+	evSubmit
+	evWake
+	evFault
+	evCall
+)
+
+type event struct {
+	at    time.Duration
+	seq   uint64
+	kind  eventKind
+	node  *simNode
+	inc   int // node incarnation the event belongs to
+	from  protocol.NodeID
+	frame []byte
+	token uint64
+	req   protocol.Request
+	fault faults.Event
+	call  func()
+}
+
+type eventQueue []*event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	return e
+}
+
+type simNode struct {
+	id      protocol.NodeID
+	dc      string
+	zone    string
+	session bool
+	sm      protocol.Node
+	engine  *storage.Mem
+	rng     *rand.Rand // the node's own randomness, handed to the protocol
+	up      bool
+	inc     int
+	skew    time.Duration
+	// service-time queueing
+	busyUntil time.Duration
+	queue     []*event
+	waking    bool
+	// client sessions: the reply callback of the outstanding operation
+	onReply func(now time.Duration, rep protocol.Reply)
+}
+
+// Sim is one simulation. It is not safe for concurrent use.
+type Sim struct {
+	cfg     Config
+	topo    *topology.Topology
+	now     time.Duration
+	seq     uint64
+	events  eventQueue
+	nodes   map[protocol.NodeID]*simNode
+	order   []*simNode // servers in creation order, then sessions
+	netRng  *rand.Rand
+	faultRg *rand.Rand
+	jitter  time.Duration
+	obs     runtime.Observer
+	stats   Stats
+	net     netState
+	// FaultLog records every fault event as it was carried out.
+	FaultLog []string
+}
+
+// seedFor derives a per-subsystem seed from the run seed and a name.
+func seedFor(seed uint64, name string) (uint64, uint64) {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	x := h.Sum64()
+	return seed ^ x, x*0x9e3779b97f4a7c15 + seed
+}
+
+// NewRand returns the PRNG of subsystem name for a run seeded with seed.
+func NewRand(seed uint64, name string) *rand.Rand {
+	a, b := seedFor(seed, name)
+	return rand.New(rand.NewPCG(a, b))
+}
+
+// New creates a simulation with every server node of cfg.Protocol started
+// at time 0 and the fault schedule queued.
+func New(cfg Config) (*Sim, error) {
+	if cfg.Topology == nil || cfg.Protocol == nil {
+		return nil, fmt.Errorf("sim: Config needs a Topology and a Protocol")
+	}
+	if err := cfg.Protocol.Validate(cfg.Topology); err != nil {
+		return nil, fmt.Errorf("sim: protocol %s on topology %s: %w", cfg.Protocol.Name(), cfg.Topology.Name, err)
+	}
+	if cfg.OpTimeout <= 0 {
+		cfg.OpTimeout = 5 * time.Second
+	}
+	s := &Sim{
+		cfg:     cfg,
+		topo:    cfg.Topology,
+		nodes:   map[protocol.NodeID]*simNode{},
+		netRng:  NewRand(cfg.Seed, "network"),
+		faultRg: NewRand(cfg.Seed, "faults"),
+		obs:     cfg.Observer,
+		net:     newNetState(),
+	}
+	s.net.now = s.Now
+	if s.obs == nil {
+		s.obs = runtime.NopObserver{}
+	}
+	switch {
+	case cfg.Jitter < 0:
+		s.jitter = 0
+	case cfg.Jitter == 0:
+		s.jitter = cfg.Topology.Jitter()
+	default:
+		s.jitter = cfg.Jitter
+	}
+	for _, spec := range cfg.Protocol.Nodes(cfg.Topology) {
+		if _, dup := s.nodes[spec.ID]; dup {
+			return nil, fmt.Errorf("sim: protocol %s lists node %s twice", cfg.Protocol.Name(), spec.ID)
+		}
+		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, engine: storage.NewMem(),
+			rng: NewRand(cfg.Seed, "node/"+string(spec.ID))}
+		s.nodes[spec.ID] = n
+		s.order = append(s.order, n)
+	}
+	for _, n := range s.order {
+		s.startNode(n)
+	}
+	for _, f := range cfg.Faults {
+		s.push(&event{at: f.At, kind: evFault, fault: f})
+	}
+	return s, nil
+}
+
+// Now returns the current virtual time.
+func (s *Sim) Now() time.Duration { return s.now }
+
+// Stats returns the network counters so far.
+func (s *Sim) Stats() Stats { return s.stats }
+
+// Topology returns the simulated topology.
+func (s *Sim) Topology() *topology.Topology { return s.topo }
+
+func (s *Sim) push(e *event) {
+	s.seq++
+	e.seq = s.seq
+	heap.Push(&s.events, e)
+}
+
+// AddSession creates a client session called name in datacenter dc.
+func (s *Sim) AddSession(dc, name string) (protocol.NodeID, error) {
+	if !s.topo.HasDC(dc) {
+		return "", fmt.Errorf("sim: unknown datacenter %q (valid: %v)", dc, s.topo.DCNames())
+	}
+	id := protocol.MakeNodeID(dc, name)
+	if _, dup := s.nodes[id]; dup {
+		return "", fmt.Errorf("sim: node %s exists already", id)
+	}
+	n := &simNode{id: id, dc: dc, session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
+	n.sm = s.cfg.Protocol.NewSession(protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout})
+	s.nodes[id] = n
+	s.order = append(s.order, n)
+	s.apply(n, n.sm.Start(s.localNow(n)))
+	return id, nil
+}
+
+// Submit starts a client operation on a session now; onReply is called
+// (from inside Run) with its reply. A session has one operation at a time.
+func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func(now time.Duration, rep protocol.Reply)) error {
+	n, ok := s.nodes[session]
+	if !ok || !n.session {
+		return fmt.Errorf("sim: no session %s", session)
+	}
+	if n.onReply != nil {
+		return fmt.Errorf("sim: session %s already has an operation outstanding", session)
+	}
+	n.onReply = onReply
+	s.push(&event{at: s.now, kind: evSubmit, node: n, inc: n.inc, req: req})
+	return nil
+}
+
+// Inject carries out a fault event now, whatever its At (scenario tests
+// drive faults step by step this way).
+func (s *Sim) Inject(f faults.Event) { s.doFault(f) }
+
+// At runs fn at virtual time t (or now, if t is in the past).
+func (s *Sim) At(t time.Duration, fn func()) {
+	if t < s.now {
+		t = s.now
+	}
+	s.push(&event{at: t, kind: evCall, call: fn})
+}
+
+// RunUntil processes every event due at or before t and leaves the clock
+// at t.
+func (s *Sim) RunUntil(t time.Duration) {
+	for len(s.events) > 0 && s.events[0].at <= t {
+		e := heap.Pop(&s.events).(*event)
+		s.now = e.at
+		s.stats.Events++
+		s.handle(e)
+	}
+	if t > s.now {
+		s.now = t
+	}
+}
+
+// Quiesce heals every fault, restarts crashed nodes, and then runs until a
+// whole step passes with no message sent, or until limit more virtual time
+// has passed. It reports whether the network went quiet.
+func (s *Sim) Quiesce(step, limit time.Duration) bool {
+	s.heal("all")
+	deadline := s.now + limit
+	for s.now < deadline {
+		before := s.stats.Messages
+		s.RunUntil(s.now + step)
+		if s.stats.Messages == before {
+			return true
+		}
+	}
+	return false
+}
+
+// Replicas collects, from every live server node implementing
+// protocol.Inspector, the value each key has there.
+func (s *Sim) Replicas() map[protocol.NodeID]map[string][]byte {
+	out := map[protocol.NodeID]map[string][]byte{}
+	for _, n := range s.order {
+		if n.session || !n.up {
+			continue
+		}
+		in, ok := n.sm.(protocol.Inspector)
+		if !ok {
+			continue
+		}
+		m := map[string][]byte{}
+		in.Replicas(func(k string, v []byte) { m[k] = v })
+		out[n.id] = m
+	}
+	return out
+}
+
+// NodeIDs lists the server nodes in creation order.
+func (s *Sim) NodeIDs() []protocol.NodeID {
+	var ids []protocol.NodeID
+	for _, n := range s.order {
+		if !n.session {
+			ids = append(ids, n.id)
+		}
+	}
+	return ids
+}
+
+func (s *Sim) localNow(n *simNode) time.Duration {
+	t := s.now + n.skew
+	if t < 0 {
+		return 0
+	}
+	return t
+}
+
+func (s *Sim) startNode(n *simNode) {
+	n.up = true
+	n.inc++
+	n.busyUntil, n.queue, n.waking = 0, nil, false
+	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Topology: s.topo, Storage: n.engine, Rand: n.rng})
+	s.apply(n, n.sm.Start(s.localNow(n)))
+}
+
+func (s *Sim) handle(e *event) {
+	switch e.kind {
+	case evFault:
+		s.doFault(e.fault)
+		return
+	case evCall:
+		e.call()
+		return
+	case evWake:
+		n := e.node
+		n.waking = false
+		if !n.up || e.inc != n.inc || len(n.queue) == 0 {
+			return
+		}
+		next := n.queue[0]
+		n.queue = n.queue[1:]
+		s.process(n, next)
+		return
+	}
+	n := e.node
+	if e.kind == evDeliver && e.from.DC() != n.dc && s.net.cut(e.from.DC(), n.dc) {
+		s.stats.Dropped++ // the link was cut while the message was in flight
+		return
+	}
+	if !n.up || (e.kind != evDeliver && e.inc != n.inc) {
+		if e.kind == evDeliver {
+			s.stats.Dropped++
+		}
+		return
+	}
+	if n.session || s.cfg.ServiceTime <= 0 {
+		s.process(n, e)
+		return
+	}
+	if n.busyUntil > s.now || len(n.queue) > 0 {
+		n.queue = append(n.queue, e)
+		s.scheduleWake(n)
+		return
+	}
+	s.process(n, e)
+}
+
+func (s *Sim) scheduleWake(n *simNode) {
+	if n.waking {
+		return
+	}
+	n.waking = true
+	at := n.busyUntil
+	if at < s.now {
+		at = s.now
+	}
+	s.push(&event{at: at, kind: evWake, node: n, inc: n.inc})
+}
+
+// process hands one input to a node and applies its Ready. With a service
+// time the node is busy until now+ServiceTime and its outputs leave then.
+func (s *Sim) process(n *simNode, e *event) {
+	now := s.localNow(n)
+	var r protocol.Ready
+	switch e.kind {
+	case evDeliver:
+		body, err := wire.Decode(e.frame)
+		if err != nil {
+			panic(fmt.Sprintf("sim: node %s got an undecodable frame from %s: %v", n.id, e.from, err))
+		}
+		r = n.sm.Step(now, protocol.Message{From: e.from, To: n.id, Body: body})
+	case evTimer:
+		r = n.sm.Tick(now, e.token)
+	case evSubmit:
+		r = n.sm.(protocol.Session).Submit(now, e.req)
+	}
+	if !n.session && s.cfg.ServiceTime > 0 {
+		n.busyUntil = s.now + s.cfg.ServiceTime
+		if len(n.queue) > 0 {
+			s.scheduleWake(n)
+		}
+		// Outputs leave when the service time is over.
+		done := n.busyUntil
+		inc := n.inc
+		s.push(&event{at: done, kind: evCall, call: func() {
+			if n.up && n.inc == inc {
+				s.apply(n, r)
+			}
+		}})
+		return
+	}
+	s.apply(n, r)
+}
+
+// apply carries out a Ready: persistence first, then its effects.
+func (s *Sim) apply(n *simNode, r protocol.Ready) {
+	if len(r.Persist.Writes) > 0 {
+		if n.engine == nil {
+			panic(fmt.Sprintf("sim: session %s asked to persist writes", n.id))
+		}
+		if err := n.engine.Apply(r.Persist.Writes, r.Persist.Sync); err != nil {
+			panic(fmt.Sprintf("sim: node %s storage: %v", n.id, err))
+		}
+	}
+	for _, m := range r.After.Messages {
+		s.send(n, m)
+	}
+	for _, t := range r.After.Timers {
+		s.push(&event{at: s.now + t.After, kind: evTimer, node: n, inc: n.inc, token: t.Token})
+	}
+	for _, v := range r.After.Visible {
+		s.obs.Visible(s.now, n.id, v.Key, v.Value)
+	}
+	for _, rep := range r.After.Replies {
+		cb := n.onReply
+		n.onReply = nil
+		if cb == nil {
+			panic(fmt.Sprintf("sim: session %s replied with no operation outstanding (%v)", n.id, rep.Op))
+		}
+		cb(s.now, rep)
+	}
+}
+
+func (s *Sim) send(from *simNode, m protocol.Message) {
+	to, ok := s.nodes[m.To]
+	if !ok {
+		panic(fmt.Sprintf("sim: node %s sent %T to unknown node %s", from.id, m.Body, m.To))
+	}
+	if m.From != from.id {
+		panic(fmt.Sprintf("sim: node %s sent a message claiming to be from %s", from.id, m.From))
+	}
+	frame, err := wire.Encode(m.Body)
+	if err != nil {
+		panic(fmt.Sprintf("sim: node %s: %v", from.id, err))
+	}
+	s.stats.Messages++
+	wan := from.dc != to.dc
+	if wan {
+		s.stats.WANMessages++
+		s.stats.WANBytes += int64(len(frame))
+	}
+	s.obs.MessageSent(s.now, from.id, to.id, len(frame))
+	copies := 1
+	if wan {
+		if s.net.cut(from.dc, to.dc) || s.net.lost(s.netRng, from, to) {
+			s.stats.Dropped++
+			return
+		}
+		if s.net.duplicated(s.netRng, from, to) {
+			copies = 2
+			s.stats.Duplicated++
+		}
+	}
+	for c := 0; c < copies; c++ {
+		d := s.topo.OneWay(from.dc, to.dc)
+		if wan {
+			if s.jitter > 0 {
+				d += time.Duration(s.netRng.Int64N(int64(2*s.jitter)+1)) - s.jitter
+			}
+			d += s.net.extraDelay(s.netRng, from, to)
+			if d < 0 {
+				d = 0
+			}
+		}
+		s.push(&event{at: s.now + d, kind: evDeliver, node: to, from: from.id, frame: frame})
+	}
+}

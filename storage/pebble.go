@@ -1,0 +1,318 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// PebbleOptions configures OpenPebble. The zero value opens a store on the
+// real disk with logging disabled.
+type PebbleOptions struct {
+	// FS is the filesystem the store lives on; nil means the real disk
+	// (vfs.Default). Tests use vfs.NewMem or vfs.NewCrashableMem.
+	FS vfs.FS
+	// Logger receives Pebble's log messages; nil discards them.
+	Logger pebble.Logger
+}
+
+// Pebble is a durable Engine backed by a Pebble LSM store, used by live
+// servers. It is safe for concurrent use.
+//
+// Every version of a key is one Pebble entry. The Pebble key is the user key
+// escaped so that the encoding preserves order and prefixes (0x00 becomes
+// 0x00 0xFF, and 0x00 0x01 terminates the key), followed by the bitwise
+// complement of the version as 8 big-endian bytes, so that the versions of
+// one key are adjacent and sorted newest first.
+type Pebble struct {
+	mu       sync.Mutex
+	idle     sync.Cond // signalled when inflight drops to zero
+	closed   bool
+	inflight int // operations using db
+	db       *pebble.DB
+}
+
+var _ Engine = (*Pebble)(nil)
+
+// OpenPebble opens the store in dir, creating it if it does not exist.
+func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
+	po := &pebble.Options{
+		FS:                 opts.FS,
+		FormatMajorVersion: pebble.FormatNewest,
+	}
+	if opts.Logger != nil {
+		po.Logger = opts.Logger
+	} else {
+		po.LoggerAndTracer = quietLogger{}
+	}
+	if po.FS == nil {
+		po.FS = vfs.Default
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open pebble store %q: %w", dir, err)
+	}
+	p := &Pebble{db: db}
+	p.idle.L = &p.mu
+	return p, nil
+}
+
+// quietLogger discards Pebble's logs. Fatalf still panics, because Pebble
+// relies on it not returning.
+type quietLogger struct{}
+
+var _ pebble.LoggerAndTracer = quietLogger{}
+
+func (quietLogger) Infof(string, ...any)                   {}
+func (quietLogger) Errorf(string, ...any)                  {}
+func (quietLogger) Eventf(context.Context, string, ...any) {}
+func (quietLogger) IsTracingEnabled(context.Context) bool  { return false }
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}
+
+// acquire registers an operation on db; release must follow. Close waits
+// for registered operations instead of pulling the DB from under them
+// (Pebble panics on use of a closed DB).
+func (p *Pebble) acquire() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrClosed
+	}
+	p.inflight++
+	return nil
+}
+
+func (p *Pebble) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	if p.inflight == 0 {
+		p.idle.Broadcast()
+	}
+}
+
+// Get implements Reader.
+func (p *Pebble) Get(key string) (Record, bool, error) {
+	return p.get(key, ^Version(0))
+}
+
+// GetAt implements Reader.
+func (p *Pebble) GetAt(key string, v Version) (Record, bool, error) {
+	return p.get(key, v)
+}
+
+func (p *Pebble) get(key string, v Version) (Record, bool, error) {
+	if err := p.acquire(); err != nil {
+		return Record{}, false, err
+	}
+	defer p.release()
+	lower := encodeKeyPrefix(nil, key)
+	upper := keyPrefixEnd(lower)
+	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return Record{}, false, err
+	}
+	// Versions sort newest first, so the first entry at or after (key, v) is
+	// the newest version <= v.
+	var ok bool
+	if v == ^Version(0) {
+		ok = it.First()
+	} else {
+		ok = it.SeekGE(appendVersion(lower, v))
+	}
+	var rec Record
+	if ok {
+		_, ver, derr := decodeKey(it.Key())
+		if derr != nil {
+			err = derr
+		} else {
+			rec = Record{Key: key, Version: ver, Value: append([]byte{}, it.Value()...)}
+		}
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	return rec, ok, nil
+}
+
+// Scan implements Reader. It reads a consistent snapshot taken when it
+// starts. fn may read from and write to p, but must not Close it.
+func (p *Pebble) Scan(prefix string, fn func(Record) error) (err error) {
+	if err := p.acquire(); err != nil {
+		return err
+	}
+	defer p.release()
+	lower := escapeKey(nil, prefix)
+	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	var last []byte // encoded key prefix of the last key passed to fn
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if last != nil && bytes.HasPrefix(k, last) && len(k) == len(last)+8 {
+			continue // an older version of the same key
+		}
+		user, ver, err := decodeKey(k)
+		if err != nil {
+			return err
+		}
+		last = append(last[:0], k[:len(k)-8]...)
+		if err := fn(Record{Key: user, Version: ver, Value: append([]byte{}, it.Value()...)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply implements Engine. The writes go into one Pebble batch, committed
+// with pebble.Sync when sync is true and pebble.NoSync otherwise. A batch
+// with an unknown WriteKind is rejected as a whole.
+func (p *Pebble) Apply(writes []Write, sync bool) error {
+	if err := p.acquire(); err != nil {
+		return err
+	}
+	defer p.release()
+	b := p.db.NewBatch()
+	defer b.Close()
+	var buf []byte
+	for _, w := range writes {
+		var err error
+		buf = encodeKeyPrefix(buf[:0], w.Key)
+		switch w.Kind {
+		case Put:
+			err = b.Set(appendVersion(buf, w.Version), w.Value, nil)
+		case DeleteBelow:
+			if w.Version == 0 {
+				continue
+			}
+			// Versions < w.Version encode after (key, w.Version-1), up
+			// to the end of the key's range.
+			n := len(buf)
+			buf = appendVersion(buf, w.Version-1)
+			err = b.DeleteRange(buf, keyPrefixEnd(buf[:n]), nil)
+		case Delete:
+			err = b.DeleteRange(buf, keyPrefixEnd(buf), nil)
+		default:
+			err = fmt.Errorf("storage: unknown write kind %d", w.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
+	}
+	return b.Commit(opts)
+}
+
+// Close implements Engine. It waits for operations in progress, then closes
+// the Pebble store. Writes that were not synced may be lost.
+func (p *Pebble) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	p.closed = true
+	for p.inflight > 0 {
+		p.idle.Wait()
+	}
+	p.mu.Unlock()
+	return p.db.Close()
+}
+
+// Key encoding.
+
+// escapeKey appends the escaped form of key to dst: 0x00 becomes 0x00 0xFF.
+// Escaping preserves order and prefixes.
+func escapeKey(dst []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c == 0 {
+			dst = append(dst, 0, 0xFF)
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// encodeKeyPrefix appends the escaped key and its 0x00 0x01 terminator: the
+// common prefix of the Pebble keys of all versions of key, and of no other
+// key's. The terminator sorts before any escaped byte, so a key sorts before
+// its extensions.
+func encodeKeyPrefix(dst []byte, key string) []byte {
+	return append(escapeKey(dst, key), 0, 1)
+}
+
+// appendVersion appends ^v in big-endian, so newer versions sort first.
+func appendVersion(dst []byte, v Version) []byte {
+	return binary.BigEndian.AppendUint64(dst, ^v)
+}
+
+// keyPrefixEnd returns the smallest byte string greater than every Pebble
+// key starting with the given encoded key prefix (which ends with 0x00
+// 0x01).
+func keyPrefixEnd(kp []byte) []byte {
+	end := bytes.Clone(kp)
+	end[len(end)-1]++ // 0x00 0x01 -> 0x00 0x02
+	return end
+}
+
+// prefixEnd returns the smallest byte string greater than every string with
+// the given prefix, or nil (no bound) if there is none.
+func prefixEnd(prefix []byte) []byte {
+	end := bytes.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xFF {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+var errBadKey = errors.New("storage: malformed pebble key")
+
+// decodeKey splits a Pebble key into the user key and version.
+func decodeKey(k []byte) (string, Version, error) {
+	if len(k) < 10 {
+		return "", 0, errBadKey
+	}
+	v := ^binary.BigEndian.Uint64(k[len(k)-8:])
+	esc := k[:len(k)-8]
+	if esc[len(esc)-2] != 0 || esc[len(esc)-1] != 1 {
+		return "", 0, errBadKey
+	}
+	esc = esc[:len(esc)-2]
+	user := make([]byte, 0, len(esc))
+	for i := 0; i < len(esc); i++ {
+		c := esc[i]
+		if c == 0 {
+			if i+1 >= len(esc) || esc[i+1] != 0xFF {
+				return "", 0, errBadKey
+			}
+			i++
+		}
+		user = append(user, c)
+	}
+	return string(user), v, nil
+}

@@ -1,0 +1,432 @@
+// Package workload generates the client requests of a key-value store
+// benchmark, following the YCSB core workloads.
+//
+// A Workload describes an operation mix, a key space and a key popularity
+// distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
+// ycsb-f, ycsb-95-5) and any "ycsb-R-W" read/update mix. Each client of a
+// run gets its own Client, which turns a seeded *rand.Rand into a
+// deterministic sequence of protocol.Requests. Every value a client writes
+// is unique across the run: it starts with the ID "<session>-<seq>", which
+// ValueID recovers, so a checker can tell which write a read observed.
+package workload
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/causeway/causeway/protocol"
+)
+
+// Key popularity distributions accepted in Workload.Distribution.
+const (
+	// DistZipfian picks keys with a scrambled zipfian popularity over the
+	// initial RecordCount keys.
+	DistZipfian = "zipfian"
+	// DistUniform picks keys uniformly over all keys the client knows of
+	// (the initial records and its own inserts).
+	DistUniform = "uniform"
+	// DistLatest picks keys with a zipfian popularity skewed toward the
+	// keys the client inserted most recently.
+	DistLatest = "latest"
+)
+
+// Defaults used by the presets.
+const (
+	// DefaultRecordCount is the number of keys in the initial key space.
+	DefaultRecordCount = 10000
+	// DefaultValueSize is the size of each written value in bytes.
+	DefaultValueSize = 200
+	// DefaultTxnKeys is the number of keys per transaction.
+	DefaultTxnKeys = 4
+)
+
+// KeyPrefix starts every key name; Key appends the zero-padded index.
+const KeyPrefix = "user"
+
+// keyDigits is the minimum number of digits of a key's index.
+const keyDigits = 8
+
+// Workload describes a benchmark's operation mix and key space. The
+// proportions are of operations (a read-modify-write is one operation but
+// two requests) and must sum to 1.
+type Workload struct {
+	// Name identifies the workload, e.g. "ycsb-a".
+	Name string
+	// Summary is a one-line human description.
+	Summary string
+	// RecordCount is the number of keys initially in the key space,
+	// Key(0) .. Key(RecordCount-1).
+	RecordCount int
+	// ValueSize is the size in bytes of each written value (values are
+	// never shorter than their ID plus '#').
+	ValueSize int
+	// ReadProportion is the share of single-key gets.
+	ReadProportion float64
+	// UpdateProportion is the share of single-key puts to existing keys.
+	UpdateProportion float64
+	// InsertProportion is the share of puts to new keys beyond the
+	// initial key space.
+	InsertProportion float64
+	// ReadModifyWriteProportion is the share of read-modify-writes: a get
+	// of a key followed by a put of the same key.
+	ReadModifyWriteProportion float64
+	// ReadTxnProportion is the share of multi-key read transactions.
+	ReadTxnProportion float64
+	// WriteTxnProportion is the share of multi-key write transactions.
+	WriteTxnProportion float64
+	// TxnKeys is the number of distinct keys per transaction.
+	TxnKeys int
+	// Distribution is the key popularity: DistZipfian, DistUniform or
+	// DistLatest.
+	Distribution string
+}
+
+// preset builds a workload with the default key space.
+func preset(name, summary string, read, update, insert, rmw float64, dist string) Workload {
+	return Workload{
+		Name:                      name,
+		Summary:                   summary,
+		RecordCount:               DefaultRecordCount,
+		ValueSize:                 DefaultValueSize,
+		ReadProportion:            read,
+		UpdateProportion:          update,
+		InsertProportion:          insert,
+		ReadModifyWriteProportion: rmw,
+		TxnKeys:                   DefaultTxnKeys,
+		Distribution:              dist,
+	}
+}
+
+// presets are the named workloads.
+var presets = map[string]Workload{
+	"ycsb-a": preset("ycsb-a", "YCSB A, update heavy: 50% reads / 50% updates, zipfian",
+		0.5, 0.5, 0, 0, DistZipfian),
+	"ycsb-b": preset("ycsb-b", "YCSB B, read mostly: 95% reads / 5% updates, zipfian",
+		0.95, 0.05, 0, 0, DistZipfian),
+	"ycsb-c": preset("ycsb-c", "YCSB C, read only: 100% reads, zipfian",
+		1, 0, 0, 0, DistZipfian),
+	"ycsb-d": preset("ycsb-d", "YCSB D, read latest: 95% reads / 5% inserts, latest",
+		0.95, 0, 0.05, 0, DistLatest),
+	"ycsb-f": preset("ycsb-f", "YCSB F, read-modify-write: 50% reads / 50% read-modify-writes, zipfian",
+		0.5, 0, 0, 0.5, DistZipfian),
+	"ycsb-95-5": preset("ycsb-95-5", "karma.txt §5 default: 95% reads / 5% puts, zipfian, 200-byte values",
+		0.95, 0.05, 0, 0, DistZipfian),
+}
+
+// Names returns the preset workload names, sorted. Lookup also accepts
+// "ycsb-R-W" for any R+W=100.
+func Names() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the named workload: a preset (see Names) or "ycsb-R-W",
+// R% reads and W% updates with R+W=100 over a zipfian key space.
+func Lookup(name string) (Workload, error) {
+	if w, ok := presets[name]; ok {
+		return w, nil
+	}
+	if rest, ok := strings.CutPrefix(name, "ycsb-"); ok {
+		if rs, ws, ok := strings.Cut(rest, "-"); ok && isDigits(rs) && isDigits(ws) {
+			r, errR := strconv.Atoi(rs)
+			w, errW := strconv.Atoi(ws)
+			if errR != nil || errW != nil || r+w != 100 {
+				return Workload{}, fmt.Errorf("workload %q: ycsb-R-W needs R+W=100; valid: %s, or ycsb-R-W with R+W=100",
+					name, strings.Join(Names(), ", "))
+			}
+			canon := fmt.Sprintf("ycsb-%d-%d", r, w)
+			return preset(canon, fmt.Sprintf("%d%% reads / %d%% updates, zipfian", r, w),
+				float64(r)/100, float64(w)/100, 0, 0, DistZipfian), nil
+		}
+	}
+	return Workload{}, fmt.Errorf("unknown workload %q; valid: %s, or ycsb-R-W with R+W=100",
+		name, strings.Join(Names(), ", "))
+}
+
+// isDigits reports whether s is a non-empty string of ASCII digits of a
+// sane length.
+func isDigits(s string) bool {
+	if s == "" || len(s) > 9 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate reports whether the workload can generate requests.
+func (w Workload) Validate() error {
+	if w.RecordCount < 1 {
+		return fmt.Errorf("workload %q: RecordCount %d < 1", w.Name, w.RecordCount)
+	}
+	if w.ValueSize < 0 {
+		return fmt.Errorf("workload %q: ValueSize %d < 0", w.Name, w.ValueSize)
+	}
+	props := []struct {
+		name string
+		p    float64
+	}{
+		{"ReadProportion", w.ReadProportion},
+		{"UpdateProportion", w.UpdateProportion},
+		{"InsertProportion", w.InsertProportion},
+		{"ReadModifyWriteProportion", w.ReadModifyWriteProportion},
+		{"ReadTxnProportion", w.ReadTxnProportion},
+		{"WriteTxnProportion", w.WriteTxnProportion},
+	}
+	sum := 0.0
+	for _, p := range props {
+		if !(p.p >= 0 && p.p <= 1) {
+			return fmt.Errorf("workload %q: %s %v not in [0, 1]", w.Name, p.name, p.p)
+		}
+		sum += p.p
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("workload %q: proportions sum to %v, not 1", w.Name, sum)
+	}
+	if w.ReadTxnProportion > 0 || w.WriteTxnProportion > 0 {
+		if w.TxnKeys < 1 || w.TxnKeys > w.RecordCount {
+			return fmt.Errorf("workload %q: TxnKeys %d not in [1, RecordCount=%d]", w.Name, w.TxnKeys, w.RecordCount)
+		}
+	}
+	switch w.Distribution {
+	case DistZipfian, DistUniform, DistLatest:
+	default:
+		return fmt.Errorf("workload %q: unknown distribution %q (want %s, %s or %s)",
+			w.Name, w.Distribution, DistZipfian, DistUniform, DistLatest)
+	}
+	return nil
+}
+
+// Key returns the name of the key with index i: KeyPrefix followed by i
+// zero-padded to at least 8 digits, e.g. Key(42) == "user00000042".
+func Key(i int64) string {
+	var buf [len(KeyPrefix) + 20]byte
+	b := append(buf[:0], KeyPrefix...)
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], i, 10)
+	for n := len(d); n < keyDigits; n++ {
+		b = append(b, '0')
+	}
+	b = append(b, d...)
+	return string(b)
+}
+
+// MakeValue returns a value with the given ID: id, then '#', then padding
+// up to size bytes. The value is never shorter than len(id)+1 bytes. id must
+// not contain '#'.
+func MakeValue(id string, size int) []byte {
+	n := len(id) + 1
+	if size > n {
+		n = size
+	}
+	b := make([]byte, n)
+	copy(b, id)
+	b[len(id)] = '#'
+	for i := len(id) + 1; i < n; i++ {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}
+
+// ValueID returns the ID of a value made by MakeValue: the bytes before the
+// first '#', or the whole value if it has none.
+func ValueID(v []byte) string {
+	if i := bytes.IndexByte(v, '#'); i >= 0 {
+		return string(v[:i])
+	}
+	return string(v)
+}
+
+// op is one kind of workload operation.
+type op int
+
+const (
+	opRead op = iota
+	opUpdate
+	opInsert
+	opRMW
+	opReadTxn
+	opWriteTxn
+	numOps
+)
+
+// Client generates one client's requests. It is deterministic given its
+// workload, session and random source, and not safe for concurrent use.
+type Client struct {
+	w       Workload
+	session string
+	rng     *rand.Rand
+
+	// cum holds the cumulative operation proportions, indexed by op.
+	cum [numOps]float64
+
+	// inserts hands out the indexes of new keys, starting at RecordCount;
+	// its Last is the highest key index the client knows of.
+	inserts *Counter
+	// zipf picks keys for DistZipfian, latest for DistLatest.
+	zipf   *ScrambledZipfian
+	latest *Latest
+
+	// seq counts the client's writes.
+	seq uint64
+
+	// pending is the put that completes a read-modify-write.
+	pending    protocol.Request
+	hasPending bool
+}
+
+// NewClient returns a request generator for one client. session names the
+// client in value IDs and must be unique within the run and must not
+// contain '#'; rng is the client's only source of randomness. NewClient
+// panics if the workload is invalid, session contains '#', or rng is nil.
+func (w Workload) NewClient(session string, rng *rand.Rand) *Client {
+	if err := w.Validate(); err != nil {
+		panic("workload: NewClient: " + err.Error())
+	}
+	if strings.Contains(session, "#") {
+		panic(fmt.Sprintf("workload: NewClient: session %q contains '#'", session))
+	}
+	if rng == nil {
+		panic("workload: NewClient: nil rng")
+	}
+	c := &Client{
+		w:       w,
+		session: session,
+		rng:     rng,
+		inserts: NewCounter(int64(w.RecordCount)),
+	}
+	props := [numOps]float64{
+		opRead:     w.ReadProportion,
+		opUpdate:   w.UpdateProportion,
+		opInsert:   w.InsertProportion,
+		opRMW:      w.ReadModifyWriteProportion,
+		opReadTxn:  w.ReadTxnProportion,
+		opWriteTxn: w.WriteTxnProportion,
+	}
+	sum := 0.0
+	for i, p := range props {
+		sum += p
+		c.cum[i] = sum
+	}
+	switch w.Distribution {
+	case DistZipfian:
+		c.zipf = NewScrambledZipfian(0, int64(w.RecordCount)-1)
+	case DistLatest:
+		c.latest = NewLatest(c.inserts)
+	}
+	return c
+}
+
+// Next returns the client's next request. A read-modify-write yields two
+// consecutive requests: a get, then a put of the same key.
+func (c *Client) Next() protocol.Request {
+	if c.hasPending {
+		c.hasPending = false
+		req := c.pending
+		c.pending = protocol.Request{}
+		return req
+	}
+	switch c.chooseOp() {
+	case opUpdate:
+		return c.put(c.nextKeyIndex())
+	case opInsert:
+		return c.put(c.inserts.Next(c.rng))
+	case opRMW:
+		k := c.nextKeyIndex()
+		c.pending = c.put(k)
+		c.hasPending = true
+		return protocol.Request{Op: protocol.OpGet, Key: Key(k)}
+	case opReadTxn:
+		idx := c.distinctKeys(c.w.TxnKeys)
+		keys := make([]string, len(idx))
+		for i, k := range idx {
+			keys[i] = Key(k)
+		}
+		return protocol.Request{Op: protocol.OpReadTxn, Keys: keys}
+	case opWriteTxn:
+		idx := c.distinctKeys(c.w.TxnKeys)
+		writes := make([]protocol.KV, len(idx))
+		for i, k := range idx {
+			writes[i] = protocol.KV{Key: Key(k), Value: c.nextValue()}
+		}
+		return protocol.Request{Op: protocol.OpWriteTxn, Writes: writes}
+	default:
+		return protocol.Request{Op: protocol.OpGet, Key: Key(c.nextKeyIndex())}
+	}
+}
+
+// chooseOp draws the next operation kind.
+func (c *Client) chooseOp() op {
+	u := c.rng.Float64() * c.cum[numOps-1]
+	for i, cum := range c.cum {
+		if u < cum {
+			return op(i)
+		}
+	}
+	// Rounding at the top end: take the last operation with a share.
+	for i := numOps - 1; i > 0; i-- {
+		if c.cum[i] > c.cum[i-1] {
+			return i
+		}
+	}
+	return opRead
+}
+
+// put returns a put of key index k with a fresh value.
+func (c *Client) put(k int64) protocol.Request {
+	return protocol.Request{Op: protocol.OpPut, Key: Key(k), Value: c.nextValue()}
+}
+
+// nextValue returns a value with the client's next unique ID.
+func (c *Client) nextValue() []byte {
+	c.seq++
+	var buf [20]byte
+	id := c.session + "-" + string(strconv.AppendUint(buf[:0], c.seq, 10))
+	return MakeValue(id, c.w.ValueSize)
+}
+
+// nextKeyIndex draws the index of an existing key from the workload's
+// distribution.
+func (c *Client) nextKeyIndex() int64 {
+	switch {
+	case c.latest != nil:
+		return c.latest.Next(c.rng)
+	case c.zipf != nil:
+		return c.zipf.Next(c.rng)
+	default:
+		return c.rng.Int64N(c.inserts.Last() + 1)
+	}
+}
+
+// distinctKeys draws n distinct key indexes. After a few repeated draws it
+// falls back to probing upward from the last draw, so it terminates even
+// under heavy skew; n must not exceed the key space (Validate ensures it).
+func (c *Client) distinctKeys(n int) []int64 {
+	const maxDraws = 32
+	space := c.inserts.Last() + 1
+	idx := make([]int64, 0, n)
+	for len(idx) < n {
+		k := c.nextKeyIndex()
+		for tries := 0; slices.Contains(idx, k); tries++ {
+			if tries < maxDraws {
+				k = c.nextKeyIndex()
+			} else {
+				k = (k + 1) % space
+			}
+		}
+		idx = append(idx, k)
+	}
+	return idx
+}
