@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,11 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
-func main() {
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run executes the command line args and returns the process exit code:
+// 0 success, 1 a check failed, 2 bad arguments or input.
+func run(args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:   "causeway",
 		Short: "Causeway: a geo-replicated causal+ key-value store, its protocols, simulator and checker",
@@ -35,15 +40,19 @@ Start with 'causeway demo'.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(demoCmd(), simCmd(), checkCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintln(os.Stderr, "causeway:", ee.err)
+				fmt.Fprintln(stderr, "causeway:", ee.err)
 			}
-			os.Exit(ee.code)
+			return ee.code
 		}
-		fmt.Fprintln(os.Stderr, "causeway:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "causeway:", err)
+		return 2
 	}
+	return 0
 }

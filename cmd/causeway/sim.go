@@ -36,11 +36,11 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.DurationVar(&f.duration, "duration", f.duration, "virtual time during which clients issue operations (Go duration: 30s, 2m)")
 	fl.Uint64Var(&f.seed, "seed", f.seed, "seed of the run: the same seed gives the same run, byte for byte")
-	fl.IntVar(&f.clients, "clients", 0, "closed-loop client sessions in all (default: --clients-per-dc times the number of DCs)")
+	fl.IntVar(&f.clients, "clients", f.clients, "closed-loop client sessions in all (default: --clients-per-dc times the number of DCs)")
 	fl.IntVar(&f.clientsPerDC, "clients-per-dc", f.clientsPerDC, "client sessions per datacenter when --clients is not given")
 	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
-	fl.DurationVar(&f.jitter, "jitter", 0, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
+	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
 }
