@@ -206,7 +206,15 @@ func New(cfg Config) (*Sim, error) {
 	for _, n := range s.order {
 		s.startNode(n)
 	}
-	for _, f := range cfg.Faults {
+	for i, f := range cfg.Faults {
+		// Node names are the protocol's, so only here can a target that
+		// names no node be caught.
+		for _, target := range []string{f.Crash, f.Restart} {
+			if target != "" && len(s.matching(target, false)) == 0 {
+				return nil, fmt.Errorf("sim: fault event %d (at %v): %q matches no node of protocol %s on %s",
+					i+1, f.At, target, cfg.Protocol.Name(), cfg.Topology.Name)
+			}
+		}
 		s.push(&event{at: f.At, kind: evFault, fault: f})
 	}
 	return s, nil

@@ -267,3 +267,11 @@ func TestSameSeedSameRun(t *testing.T) {
 		t.Fatal("seeds 7 and 8 gave the same run: jitter is not drawn from the seed")
 	}
 }
+
+func TestFaultTargetingNoNodeIsRefused(t *testing.T) {
+	_, err := New(Config{Topology: local3(t), Protocol: newEcho(), Seed: 1,
+		Faults: faults.Schedule{{At: time.Second, Crash: "node:a/s99"}}})
+	if err == nil || !strings.Contains(err.Error(), `"node:a/s99" matches no node`) {
+		t.Fatalf("New = %v, want an error naming the target", err)
+	}
+}
