@@ -145,7 +145,8 @@ func checkRun(h *history.History, divergent []check.Violation) CheckResult {
 	cr := check.Check(h, check.Options{})
 	out := CheckResult{OK: cr.OK && len(divergent) == 0, Operations: cr.Operations, Total: cr.Total,
 		Violations: cr.Violations, Converged: len(divergent) == 0}
-	out.Violations = append(out.Violations, divergent...)
+	// An empty list, never null: a reader iterates it without a check.
+	out.Violations = append(append([]check.Violation{}, out.Violations...), divergent...)
 	out.Total += len(divergent)
 	return out
 }

@@ -15,8 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -112,7 +113,7 @@ func appendOp(b []byte, o *Op) ([]byte, error) {
 	}
 	if reads {
 		b = append(b, `,"reads":{`...)
-		for i, k := range sortedKeys(o.Reads) {
+		for i, k := range slices.Sorted(maps.Keys(o.Reads)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -124,7 +125,7 @@ func appendOp(b []byte, o *Op) ([]byte, error) {
 	}
 	if writes {
 		b = append(b, `,"writes":{`...)
-		for i, k := range sortedKeys(o.Writes) {
+		for i, k := range slices.Sorted(maps.Keys(o.Writes)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -143,15 +144,6 @@ func appendOp(b []byte, o *Op) ([]byte, error) {
 		b = strconv.AppendBool(b, *o.OK)
 	}
 	return append(b, '}'), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func appendValue(b []byte, v *string) []byte {
@@ -541,7 +533,7 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 	case Put:
 		return claim(*op.Value)
 	case WriteTxn:
-		for _, k := range sortedKeys(op.Writes) {
+		for _, k := range slices.Sorted(maps.Keys(op.Writes)) {
 			if err := claim(op.Writes[k]); err != nil {
 				return err
 			}

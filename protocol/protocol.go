@@ -2,8 +2,9 @@ package protocol
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -244,10 +245,5 @@ func Lookup(name string) (Protocol, error) {
 
 // Names lists the registered protocols in sorted order.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }

@@ -13,6 +13,7 @@ package workload
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -121,12 +122,7 @@ var presets = map[string]Workload{
 // Names returns the preset workload names, sorted. Lookup also accepts
 // "ycsb-R-W" for any R+W=100.
 func Names() []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(presets))
 }
 
 // Lookup returns the named workload: a preset (see Names) or "ycsb-R-W",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -11,49 +12,39 @@ import (
 	"github.com/causeway/causeway/workload"
 )
 
-func protocolsCmd() *cobra.Command {
+// listCmd is a command that prints one tab-aligned line per name.
+func listCmd(use, short string, names func() []string, columns func(name string) []string) *cobra.Command {
 	return &cobra.Command{
-		Use:   "protocols",
-		Short: "List the protocols, one line each",
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			for _, n := range protocol.Names() {
-				p, _ := protocol.Lookup(n)
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", n, p.Guarantee(), p.Summary())
+			for _, n := range names() {
+				fmt.Fprintf(tw, "%s\t%s\n", n, strings.Join(columns(n), "\t"))
 			}
 			return tw.Flush()
 		},
 	}
+}
+
+func protocolsCmd() *cobra.Command {
+	return listCmd("protocols", "List the protocols and the consistency each claims, one line each", protocol.Names,
+		func(n string) []string {
+			p, _ := protocol.Lookup(n)
+			return []string{p.Guarantee().String(), p.Summary()}
+		})
 }
 
 func topologiesCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "topologies",
-		Short: "List the topology presets, one line each",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			for _, n := range topology.Presets() {
-				fmt.Fprintf(tw, "%s\t%s\n", n, topology.Describe(n))
-			}
-			return tw.Flush()
-		},
-	}
+	return listCmd("topologies", "List the topology presets, one line each", topology.Presets,
+		func(n string) []string { return []string{topology.Describe(n)} })
 }
 
 func workloadsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "workloads",
-		Short: "List the workloads, one line each",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			for _, n := range workload.Names() {
-				w, _ := workload.Lookup(n)
-				fmt.Fprintf(tw, "%s\t%s\n", n, w.Summary)
-			}
-			return tw.Flush()
-		},
-	}
+	return listCmd("workloads", "List the workloads, one line each", workload.Names,
+		func(n string) []string {
+			w, _ := workload.Lookup(n)
+			return []string{w.Summary}
+		})
 }

@@ -12,31 +12,41 @@
 //   - Each DC holds every key, sharded over its servers by consistent
 //     hashing (topology.ServerIndex). A session talks only to its own DC.
 //   - get: the local shard answers with the value and its version; the
-//     session adds (key, version) to its nearest dependencies.
+//     session adds (key, version) to its nearest dependencies (every
+//     version it read, even a lower one of a key already depended on).
 //   - put: the session sends its nearest dependencies and the highest
 //     version it has seen; the shard mints a Lamport version larger than
 //     both, syncs the value and an outgoing-replication record, then
 //     acknowledges. The session's dependencies become just that put.
 //   - replication: the shard sends Replicate{key, value, version, deps} to
-//     the key's shard in every other DC and resends every 500 ms until each
-//     acknowledges. The receiver sends DepCheck for each dependency to the
-//     local shard that owns it; that shard answers DepOK once it has the
-//     version or a later one. Only then is the write applied (LWW by
-//     version) and acknowledged.
+//     the key's shard in every other DC and resends, after 500 ms and then
+//     with doubling backoff up to 8 s, until each acknowledges. The
+//     receiver sends one DepCheck per missing dependency to the local shard
+//     that owns it; that shard answers DepOK once that exact version is
+//     committed there. Only then is the write committed — applied if its
+//     version is newer (LWW), remembered as committed either way — and
+//     acknowledged.
 //
 // Message catalogue (wire/fullreppb): GetRequest/GetReply,
 // PutRequest/PutReply (session <-> local shard); Replicate/ReplicateAck
 // (shard <-> same shard in another DC); DepCheck/DepOK (inside a DC).
 //
 // Deliberate deviations from COPS:
+//   - dep_check succeeds on the exact version being committed, not on "the
+//     version or a newer one" (COPS §4.3): under last-writer-wins a newer
+//     concurrent write of the same key does not carry the older one's
+//     dependencies, and with the weaker rule our randomized checker tests
+//     found stale reads. So each server remembers every version committed
+//     there (a known cost, listed in docs/status.md).
 //   - No chain replication inside a DC: each shard is one server (the
 //     simulator's crash model keeps what a server synced).
 //   - Dependencies are checked by message even when the owner is the same
 //     server, so the code path is one.
 //   - get_trans (COPS-GT) is not implemented: read_txn and write_txn answer
 //     ErrUnsupported.
-//   - Garbage collection of dependency metadata (COPS §5) is unnecessary:
-//     a session's nearest dependencies are reset at each put.
+//   - Garbage collection of dependency metadata (COPS §5) is not done for
+//     the committed-version set; a session's nearest dependencies are reset
+//     at each put.
 package cops
 
 import (

@@ -38,7 +38,8 @@ package fullrep
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -254,28 +255,12 @@ func (s *server) otherReplicas(key string) map[protocol.NodeID]bool {
 
 // Replicas implements protocol.Inspector.
 func (s *server) Replicas(fn func(key string, value []byte)) {
-	for _, k := range sortedKeys(s.store) {
+	for _, k := range slices.Sorted(maps.Keys(s.store)) {
 		fn(k, s.store[k].value)
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func sortedIDs(m map[protocol.NodeID]bool) []protocol.NodeID {
-	ids := make([]protocol.NodeID, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
-}
+func sortedIDs(m map[protocol.NodeID]bool) []protocol.NodeID { return slices.Sorted(maps.Keys(m)) }
 
 // Start implements protocol.Node: resume replication recovered from storage.
 func (s *server) Start(now time.Duration) protocol.Ready {
@@ -302,7 +287,7 @@ func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 }
 
 func (s *server) resend(now time.Duration, r *protocol.Ready) {
-	for _, k := range sortedKeys(s.out) {
+	for _, k := range slices.Sorted(maps.Keys(s.out)) {
 		o := s.out[k]
 		if !o.due(now) {
 			continue
@@ -311,7 +296,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 			r.Send(s.id, to, o.msg)
 		}
 	}
-	for _, dk := range sortedKeys(s.byDep) {
+	for _, dk := range slices.Sorted(maps.Keys(s.byDep)) {
 		if d := s.byDep[dk]; d.due(now) {
 			r.Send(s.id, owner(s.topo, s.dc, d.dep.Key), &pb.DepCheck{Dep: d.dep})
 		}
