@@ -2,6 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION = v1.6.2
 
 .PHONY: test vet staticcheck unit seeds bench proto demo build
 
@@ -37,4 +38,6 @@ demo:
 proto:
 	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
 	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
-	PATH=$(CURDIR)/bin:$$PATH protoc --go_out=. --go_opt=module=github.com/causeway/causeway proto/causeway/*/v1/*.proto
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH=$(CURDIR)/bin:$$PATH protoc --go_out=. --go_opt=module=github.com/causeway/causeway \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/causeway/causeway proto/causeway/*/v1/*.proto

@@ -21,6 +21,7 @@ type Recorder struct {
 	topo     *topology.Topology
 	lat      map[protocol.Op]*hdrhistogram.Histogram
 	errs     map[string]int64
+	tags     map[string]int64
 	ok       int64
 	local    int64
 	messages int64
@@ -45,6 +46,7 @@ func NewRecorder(p protocol.Protocol, t *topology.Topology) *Recorder {
 		topo:   t,
 		lat:    map[protocol.Op]*hdrhistogram.Histogram{},
 		errs:   map[string]int64{},
+		tags:   map[string]int64{},
 		vis:    newLatencyHist(),
 		writes: map[string]*visState{},
 	}
@@ -114,6 +116,9 @@ func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end tim
 	if !rep.WideArea {
 		r.local++
 	}
+	for _, t := range rep.Tags {
+		r.tags[t]++
+	}
 	h, ok := r.lat[req.Op]
 	if !ok {
 		h = newLatencyHist()
@@ -153,6 +158,12 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	}
 	if r.vis.TotalCount() > 0 {
 		res.VisibilityMs = &Percentiles{P50: usToMs(r.vis.ValueAtQuantile(50)), P99: usToMs(r.vis.ValueAtQuantile(99))}
+	}
+	if tg, ok := r.proto.(protocol.Tagger); ok && r.ok > 0 {
+		res.ProtocolMetrics = map[string]float64{}
+		for _, t := range tg.Tags() {
+			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(r.ok))
+		}
 	}
 	res.Messages = r.messages
 	res.WANBytes = r.wanBytes

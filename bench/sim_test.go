@@ -40,30 +40,39 @@ func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) S
 	return spec
 }
 
-// TestCOPSPassesUnderRandomFaults is the randomized simulation test: over
-// many seeds with random faults, every cops history passes the checker and
-// the replicas converge once the faults heal.
-func TestCOPSPassesUnderRandomFaults(t *testing.T) {
-	seeds := 50
-	if testing.Short() || raceEnabled {
-		seeds = 6
-	}
-	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		topo := "local3"
-		if seed%5 == 0 {
-			topo = "karma-aws8"
-		}
-		res, err := RunSim(smallSpec(t, "cops", topo, seed, true))
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if res.Ops < 100 {
-			t.Errorf("seed %d: only %d operations completed", seed, res.Ops)
-		}
-		if !res.Check.OK {
-			t.Errorf("seed %d on %s: cops failed the checker (replay: causeway sim --protocol cops --topology %s --seed %d --faults random): %s\nfaults: %v",
-				seed, topo, topo, seed, res.Check.FirstViolation(), res.Faults)
-		}
+// TestCausalProtocolsPassUnderRandomFaults is the randomized simulation
+// test: over many seeds with random faults, every history of every protocol
+// that claims causal+ consistency passes the checker and the replicas
+// converge once the faults heal. The failing seed is printed for replay.
+func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
+	// karma (with caches) still fails 1 seed in 50 (seed 48 on local3, an
+	// order disagreement involving a cache fill): see docs/status.md. It
+	// joins this list once fixed; karma-nc and cops-pr share all its other
+	// code and pass.
+	for _, proto := range []string{"cops", "karma-nc", "cops-pr"} {
+		t.Run(proto, func(t *testing.T) {
+			seeds := 50
+			if testing.Short() || raceEnabled {
+				seeds = 4
+			}
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				topo := "local3"
+				if seed%5 == 0 {
+					topo = "karma-aws8"
+				}
+				res, err := RunSim(smallSpec(t, proto, topo, seed, true))
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if res.Ops < 100 {
+					t.Errorf("seed %d: only %d operations completed", seed, res.Ops)
+				}
+				if !res.Check.OK {
+					t.Errorf("seed %d on %s: %s failed the checker (replay: causeway sim --protocol %s --topology %s --seed %d --faults random --records 50 --workload ycsb-80-20 --duration 3s --clients %d --jitter 10ms --service-time 200us --op-timeout 2s): %s\nfaults: %v",
+						seed, topo, proto, proto, topo, seed, res.Clients, res.Check.FirstViolation(), res.Faults)
+				}
+			}
+		})
 	}
 }
 

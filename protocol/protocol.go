@@ -156,6 +156,13 @@ type Inspector interface {
 	Replicas(fn func(key string, value []byte))
 }
 
+// Tagger is implemented by protocols whose replies carry Reply.Tags: it
+// lists every tag the protocol may set, so that a run reports each one's
+// fraction even when it is zero (and no other protocol reports it).
+type Tagger interface {
+	Tags() []string
+}
+
 // Guarantee is the consistency a protocol claims.
 type Guarantee uint8
 

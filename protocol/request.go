@@ -91,4 +91,8 @@ type Reply struct {
 	// WideArea is true when the operation needed at least one wide-area
 	// round trip (it was not answered within the session's DC).
 	WideArea bool
+	// Tags name protocol facts about this operation (e.g. "drr": made under
+	// a ring restriction, "cache_hit"); a run reports, for each tag, the
+	// fraction of operations carrying it as protocol_metrics.<tag>_fraction.
+	Tags []string
 }

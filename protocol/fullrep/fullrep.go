@@ -139,25 +139,8 @@ const (
 	maxBackoff  = 8 * time.Second
 )
 
-// retry is the backoff state of one retransmitted message.
-type retry struct {
-	lastSent time.Duration
-	backoff  time.Duration
-}
-
-// due reports whether the message should be sent again now, and if so
-// records the send and doubles the wait.
-func (t *retry) due(now time.Duration) bool {
-	if t.backoff == 0 {
-		t.backoff = resendAfter
-	}
-	if now-t.lastSent < t.backoff {
-		return false
-	}
-	t.lastSent = now
-	t.backoff = min(2*t.backoff, maxBackoff)
-	return true
-}
+// due reports whether a retransmission is due (see protocol.Retry).
+func due(r *protocol.Retry, now time.Duration) bool { return r.Due(now, resendAfter, maxBackoff) }
 
 type entry struct {
 	value   []byte
@@ -168,7 +151,7 @@ type entry struct {
 type outgoing struct {
 	msg     *pb.Replicate
 	unacked map[protocol.NodeID]bool
-	retry
+	retry   protocol.Retry
 }
 
 // incoming is a replicated write waiting for its dependencies.
@@ -184,7 +167,7 @@ type incoming struct {
 type depWait struct {
 	dep     *pb.Dep
 	waiting []string // incoming keys
-	retry
+	retry   protocol.Retry
 }
 
 type server struct {
@@ -235,7 +218,7 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		if err := proto.Unmarshal(r.Value, &m); err != nil {
 			return nil // a torn record cannot exist (batches are atomic); skip defensively
 		}
-		s.out[r.Key] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: retry{lastSent: -resendAfter}}
+		s.out[r.Key] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: protocol.SentAt(-resendAfter)}
 		s.clock = max(s.clock, m.Version>>serverBits)
 		return nil
 	})
@@ -289,7 +272,7 @@ func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 func (s *server) resend(now time.Duration, r *protocol.Ready) {
 	for _, k := range slices.Sorted(maps.Keys(s.out)) {
 		o := s.out[k]
-		if !o.due(now) {
+		if !due(&o.retry, now) {
 			continue
 		}
 		for _, to := range sortedIDs(o.unacked) {
@@ -297,7 +280,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		}
 	}
 	for _, dk := range slices.Sorted(maps.Keys(s.byDep)) {
-		if d := s.byDep[dk]; d.due(now) {
+		if d := s.byDep[dk]; due(&d.retry, now) {
 			r.Send(s.id, owner(s.topo, s.dc, d.dep.Key), &pb.DepCheck{Dep: d.dep})
 		}
 	}
@@ -361,7 +344,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 			panic(err) // a generated message always marshals
 		}
 		r.Write(storage.Write{Kind: storage.Put, Key: k, Value: data}, true)
-		s.out[k] = &outgoing{msg: msg, unacked: others, retry: retry{lastSent: now}}
+		s.out[k] = &outgoing{msg: msg, unacked: others, retry: protocol.SentAt(now)}
 		for _, to := range sortedIDs(others) {
 			r.Send(s.id, to, msg)
 		}
@@ -423,7 +406,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		if dw == nil {
 			// A dep owned by this server is checked here (and answered
 			// by commit's wake-up of s.waiters) like any other.
-			dw = &depWait{dep: d, retry: retry{lastSent: now}}
+			dw = &depWait{dep: d, retry: protocol.SentAt(now)}
 			s.byDep[dk] = dw
 			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
 		}

@@ -25,7 +25,8 @@
 //	quiesce                    heal everything and run until the network is quiet
 //
 // Operation output is "ok", "K=V" (or "K=<none>") or "error: …", followed
-// by the operation's latency in virtual milliseconds.
+// by the operation's latency in virtual milliseconds and the protocol's
+// tags for it, if any (e.g. [drr]: made under a ring restriction).
 package scenario
 
 import (
@@ -227,6 +228,9 @@ func (st *state) op(d *datadriven.TestData) (string, error) {
 	}
 	st.ops = append(st.ops, bench.HistoryOp(name, id.DC(), req, *rep, start, end))
 	lat := fmt.Sprintf("(%.1fms)", float64(end-start)/float64(time.Millisecond))
+	if len(rep.Tags) > 0 {
+		lat += " [" + strings.Join(rep.Tags, ",") + "]"
+	}
 	switch {
 	case rep.Err != protocol.OK:
 		return fmt.Sprintf("error: %v %s\n", rep.Err, lat), nil

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCertsWritesFilesAndRefusesToOverwrite runs `causeway certs` twice on
+// one directory: the first run writes the CA and the named pairs, the second
+// refuses without --force and succeeds with it.
+func TestCertsWritesFilesAndRefusesToOverwrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	args := []string{"certs", "--dir", dir, "--nodes", "a/s0,b/s0", "--clients", "client", "--hosts", "localhost,127.0.0.1"}
+	code, out, errOut := causeway(t, args...)
+	if code != 0 {
+		t.Fatalf("certs: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, f := range []string{"ca.crt", "ca.key", "a_s0.crt", "a_s0.key", "b_s0.crt", "b_s0.key", "client.crt", "client.key"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if strings.HasSuffix(f, ".key") && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v; want 0600", f, fi.Mode().Perm())
+		}
+		if !strings.Contains(out, f) {
+			t.Errorf("output does not mention %s:\n%s", f, out)
+		}
+	}
+	caKey, err := os.ReadFile(filepath.Join(dir, "ca.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, errOut = causeway(t, args...)
+	if code != 2 || !strings.Contains(errOut, "already holds a CA") || !strings.Contains(errOut, "--force") {
+		t.Errorf("second run: exit %d, stderr %q; want exit 2 and a message pointing at --force", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "ca.key")); string(after) != string(caKey) {
+		t.Error("refused second run changed ca.key")
+	}
+
+	if code, out, errOut := causeway(t, append(args, "--force")...); code != 0 {
+		t.Errorf("--force: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestCertsBadArgumentsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"certs"},
+		{"certs", "--dir", t.TempDir(), "--nodes", "ca"},
+		{"certs", "--dir", t.TempDir(), "stray"},
+	} {
+		if code, _, errOut := causeway(t, args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and an error message", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package karma
+
+import (
+	"container/list"
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// cached is one object in a DC cache.
+type cached struct {
+	key     string
+	value   []byte
+	version uint64
+}
+
+// dcCache is a cache node of a DC (karma.txt §3, §4.3): it holds only
+// stable values, filled by the DC's CCs after a miss, with bounded capacity
+// and silent LRU eviction; middle men invalidate it before a new version
+// counts as written.
+//
+// A fill that raced with an invalidation must not resurrect the old value:
+// the cache remembers, per key, the newest version it was told to
+// invalidate (floor) and refuses older fills; and a fill is accepted only
+// by the incarnation that answered the miss (epoch), because a restarted
+// cache has forgotten its floors.
+type dcCache struct {
+	id       protocol.NodeID
+	capacity int
+	epoch    uint64
+	lru      *list.List               // of *cached, most recent first
+	byKey    map[string]*list.Element // key -> element of lru
+	floor    map[string]uint64
+}
+
+func newCache(p *Protocol, cfg protocol.NodeConfig) *dcCache {
+	return &dcCache{id: cfg.ID, capacity: p.opts.CacheCapacity, lru: list.New(),
+		byKey: map[string]*list.Element{}, floor: map[string]uint64{}}
+}
+
+// Start implements protocol.Node: the incarnation's epoch is its start
+// time (a cache keeps nothing across a crash).
+func (c *dcCache) Start(now time.Duration) protocol.Ready {
+	c.epoch = uint64(now) + 1
+	return protocol.Ready{}
+}
+
+// Tick implements protocol.Node (caches set no timers).
+func (c *dcCache) Tick(time.Duration, uint64) protocol.Ready { return protocol.Ready{} }
+
+// Step implements protocol.Node.
+func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := m.Body.(type) {
+	case *pb.CacheGet:
+		rep := &pb.CacheGetReply{ReqId: b.ReqId, Epoch: c.epoch}
+		if e := c.byKey[b.Key]; e != nil {
+			c.lru.MoveToFront(e)
+			o := e.Value.(*cached)
+			rep.Hit, rep.Value, rep.Version = true, o.value, o.version
+		}
+		r.Send(c.id, m.From, rep)
+	case *pb.CacheFill:
+		if b.Epoch == c.epoch && b.Version >= c.floor[b.Key] {
+			c.fill(b.Key, b.Value, b.Version)
+		}
+	case *pb.Invalidate:
+		if b.Version > c.floor[b.Key] {
+			c.floor[b.Key] = b.Version
+		}
+		if e := c.byKey[b.Key]; e != nil && e.Value.(*cached).version < b.Version {
+			c.lru.Remove(e)
+			delete(c.byKey, b.Key)
+		}
+		r.Send(c.id, m.From, &pb.InvalidateAck{Key: b.Key, Version: b.Version})
+	}
+	return r
+}
+
+func (c *dcCache) fill(key string, value []byte, version uint64) {
+	if e := c.byKey[key]; e != nil {
+		o := e.Value.(*cached)
+		if version > o.version {
+			o.value, o.version = value, version
+		}
+		c.lru.MoveToFront(e)
+		return
+	}
+	c.byKey[key] = c.lru.PushFront(&cached{key: key, value: value, version: version})
+	for c.lru.Len() > c.capacity {
+		old := c.lru.Remove(c.lru.Back()).(*cached)
+		delete(c.byKey, old.key) // silent eviction: the MMs are not told
+	}
+}

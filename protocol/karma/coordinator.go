@@ -1,0 +1,541 @@
+package karma
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// wbEntry is one put in a client thread's write buffer (§4.1.2), or a
+// notify-after (§4.2), with its propagation state per ring.
+type wbEntry struct {
+	put     *pb.RingPut
+	session string
+	acked   []bool
+	sent    []bool
+	retry   []protocol.Retry
+	// recovered: the entry was reloaded after a crash, so which rings it
+	// reached, and what the thread had read, are unknown: a get never
+	// answers from it without asking a ring too.
+	recovered bool
+}
+
+func (e *wbEntry) allAcked() bool {
+	for _, a := range e.acked {
+		if !a {
+			return false
+		}
+	}
+	return true
+}
+
+// pendingGet is a session's get in progress at the CC.
+type pendingGet struct {
+	reqID      uint64 // the session's
+	from       protocol.NodeID
+	key        string
+	restricted bool
+	inCache    bool   // waiting for the DC cache
+	ring       int    // the ring being read
+	ringReq    uint64 // our request id to the cache or ring
+	sentAt     time.Duration
+	deadline   time.Duration
+	tried      map[int]bool
+	cacheDC    string
+	epoch      uint64
+}
+
+// threadState is what the CC keeps for one client thread (session).
+type threadState struct {
+	name string
+	wb   []*wbEntry // puts in program order
+	// drrRing is the ring the thread is restricted to (-1: none) and drr
+	// the in-flight (key, version)s it read there (§4.2).
+	drrRing    int
+	drr        map[string]*pb.Dep
+	notify     *wbEntry
+	lastNotify time.Duration
+	get        *pendingGet
+	// maxSeen is the highest version the thread has read from a ring or
+	// cache: every write in its causal past has a version at most this.
+	maxSeen uint64
+	// completed holds the thread's own completed writes, by key, until a
+	// read returns that version or a newer one: a reply sent by a ring
+	// before the write arrived there may overtake its acknowledgement.
+	completed map[string]*pb.RingPut
+}
+
+// coordinator is a client coordinator (CC, karma.txt §4.1): it holds the
+// write buffers and ring restrictions of the client threads of its DC that
+// map to it, propagates their writes to every ring in causal order, detects
+// global write completion, and routes gets (Fig. 3).
+type coordinator struct {
+	p      *Protocol
+	id     protocol.NodeID
+	dc     string
+	myRing int
+	topo   *topology.Topology
+	index  uint64 // among all CCs, for versions
+	clock  uint64 // Lamport counter
+	nextID uint64 // write-buffer entry and request ids
+
+	threads map[string]*threadState
+	entries map[uint64]*wbEntry // by RingPut.id
+	reqs    map[uint64]string   // ring/cache request id -> thread
+	est     map[string]time.Duration
+	ticking bool
+}
+
+func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
+	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
+		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
+		est: map[string]time.Duration{}, nextID: 1}
+	i := uint64(0)
+	for _, d := range cfg.Topology.Datacenters {
+		for j := 0; j < d.Servers; j++ {
+			if protocol.MakeNodeID(d.Name, ccName(j)) == cfg.ID {
+				c.index = i
+			}
+			i++
+		}
+		c.est[d.Name] = cfg.Topology.RTT(c.dc, d.Name)
+	}
+	if cfg.Storage != nil {
+		c.recover(cfg.Storage)
+	}
+	return c
+}
+
+// recover reloads the write buffers ("w/<thread>/<id>") and ring
+// restrictions ("r/<thread>/<key@version>") after a crash.
+func (c *coordinator) recover(st storage.Reader) {
+	_ = st.Scan("w/", func(r storage.Record) error {
+		i := strings.LastIndexByte(r.Key, '/')
+		var put pb.RingPut
+		if i < 2 || proto.Unmarshal(r.Value, &put) != nil {
+			return nil // cannot happen: batches are atomic
+		}
+		t := c.thread(r.Key[2:i])
+		e := c.newEntry(t.name, &put)
+		e.recovered = true
+		t.wb = append(t.wb, e)
+		c.nextID = max(c.nextID, put.Id+1)
+		c.clock = max(c.clock, put.Version>>ccBits)
+		return nil
+	})
+	_ = st.Scan("r/", func(r storage.Record) error {
+		i := strings.LastIndexByte(r.Key, '/')
+		j := strings.LastIndexByte(r.Key, '@')
+		if i < 2 || j < i || len(r.Value) != 1 {
+			return nil
+		}
+		v, err := strconv.ParseUint(r.Key[j+1:], 16, 64)
+		if err != nil {
+			return nil
+		}
+		t := c.thread(r.Key[2:i])
+		t.drr[r.Key[i+1:]] = &pb.Dep{Key: r.Key[i+1 : j], Version: v}
+		t.drrRing = int(r.Value[0])
+		return nil
+	})
+}
+
+func (c *coordinator) thread(name string) *threadState {
+	t := c.threads[name]
+	if t == nil {
+		t = &threadState{name: name, drrRing: -1, drr: map[string]*pb.Dep{}, completed: map[string]*pb.RingPut{}}
+		c.threads[name] = t
+	}
+	return t
+}
+
+func (c *coordinator) newEntry(thread string, put *pb.RingPut) *wbEntry {
+	n := len(c.topo.Rings())
+	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n)}
+	c.entries[put.Id] = e
+	return e
+}
+
+func wbKey(thread string, id uint64) string { return fmt.Sprintf("w/%s/%016x", thread, id) }
+func drrKey(thread, dk string) string       { return "r/" + thread + "/" + dk }
+
+// Start implements protocol.Node: resume propagation after a restart.
+func (c *coordinator) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
+		c.propagate(now, c.threads[name], &r)
+	}
+	c.armTimer(&r)
+	return r
+}
+
+func (c *coordinator) busy() bool {
+	if len(c.entries) > 0 {
+		return true
+	}
+	for _, t := range c.threads {
+		if t.get != nil || len(t.drr) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *coordinator) armTimer(r *protocol.Ready) {
+	if !c.ticking && c.busy() {
+		c.ticking = true
+		r.SetTimer(tickEvery, 0)
+	}
+}
+
+// Tick implements protocol.Node: retransmissions, get timeouts and
+// notify-after write insertion.
+func (c *coordinator) Tick(now time.Duration, _ uint64) protocol.Ready {
+	var r protocol.Ready
+	c.ticking = false
+	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
+		t := c.threads[name]
+		c.propagate(now, t, &r)
+		if g := t.get; g != nil && now >= g.deadline {
+			c.getTimedOut(now, t, &r)
+		}
+		c.maybeNotify(now, t, &r)
+	}
+	c.armTimer(&r)
+	return r
+}
+
+// Step implements protocol.Node.
+func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := m.Body.(type) {
+	case *pb.ClientPut:
+		c.put(now, m.From, b, &r)
+	case *pb.ClientGet:
+		c.get(now, m.From, b, &r)
+	case *pb.RingPutAck:
+		c.ringAck(now, b, &r)
+	case *pb.RingGetReply:
+		c.ringReply(now, b, &r)
+	case *pb.CacheGetReply:
+		c.cacheReply(now, b, &r)
+	}
+	c.armTimer(&r)
+	return r
+}
+
+// put appends a write to the thread's persistent write buffer and
+// acknowledges it; propagation follows asynchronously. The write carries
+// the thread's in-flight reads as put-after dependencies (§4.1.2).
+func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientPut, r *protocol.Ready) {
+	t := c.thread(b.Session)
+	c.clock++
+	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.clock<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
+	if n := len(t.wb); n > 0 {
+		// Program order: the write must follow the thread's previous one
+		// in every ring (see propagate).
+		prev := t.wb[n-1].put
+		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version})
+	}
+	c.nextID++
+	e := c.newEntry(t.name, put)
+	t.wb = append(t.wb, e)
+	r.Write(storage.Write{Kind: storage.Put, Key: wbKey(t.name, put.Id), Value: marshal(put)}, true)
+	r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Restricted: c.restricted(t)})
+	c.propagate(now, t, r)
+}
+
+func (t *threadState) deps() []*pb.Dep {
+	out := make([]*pb.Dep, 0, len(t.drr))
+	for _, k := range slices.Sorted(maps.Keys(t.drr)) {
+		out = append(out, t.drr[k])
+	}
+	return out
+}
+
+// restricted reports whether the thread's accesses are under a DRR (for
+// the drr_fraction metric; COPS-PR's static binding is not counted).
+func (c *coordinator) restricted(t *threadState) bool { return !c.p.mode.OwnRing && t.drrRing >= 0 }
+
+// binding is the ring the thread must read from, or -1 for any.
+func (c *coordinator) binding(t *threadState) int {
+	if c.p.mode.OwnRing {
+		return c.myRing
+	}
+	return t.drrRing
+}
+
+// propagate sends every buffered write of the thread to every ring that
+// has not acknowledged it, retransmitting with backoff. Program order
+// holds because each write names the thread's previous buffered write as a
+// put-after dependency, so all of a thread's writes are in flight at once
+// rather than one per ring round trip (see doc.go, deviations).
+func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.Ready) {
+	entries := t.wb
+	if t.notify != nil {
+		entries = append(entries[:len(entries):len(entries)], t.notify)
+	}
+	for _, e := range entries {
+		for ring := range c.topo.Rings() {
+			switch {
+			case e.acked[ring]:
+			case !e.sent[ring]:
+				e.sent[ring], e.retry[ring] = true, protocol.SentAt(now)
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), e.put)
+			case due(&e.retry[ring], now):
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), e.put)
+			}
+		}
+	}
+}
+
+// ringAck records that a ring has a write; when every ring has it the
+// write is complete: the MMs are told it is stable, it leaves the write
+// buffer, and the thread's restrictions from before it are lifted (the
+// transitivity argument of §4.2).
+func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.Ready) {
+	e := c.entries[b.Id]
+	if e == nil || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
+		return
+	}
+	e.acked[b.Ring] = true
+	t := c.thread(e.session)
+	if !e.allAcked() {
+		return
+	}
+	delete(c.entries, b.Id)
+	if e.put.Notify {
+		t.notify = nil
+	} else {
+		for ring := range c.topo.Rings() {
+			r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version})
+		}
+		t.wb = slices.DeleteFunc(t.wb, func(x *wbEntry) bool { return x == e })
+		if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {
+			t.completed[e.put.Key] = e.put
+		}
+		r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
+	}
+	c.lift(t, e.put.Deps, r)
+}
+
+// lift removes the given restrictions of a thread; with none left it may
+// read from any ring again.
+func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
+	for _, d := range deps {
+		dk := depKey(d.Key, d.Version)
+		if t.drr[dk] != nil {
+			delete(t.drr, dk)
+			r.Write(storage.Write{Kind: storage.Delete, Key: drrKey(t.name, dk)}, false)
+		}
+	}
+	if len(t.drr) == 0 {
+		t.drrRing = -1
+	}
+}
+
+// maybeNotify inserts a notify-after for a thread that holds restrictions
+// and has no write in flight that would lift them (a read-only thread,
+// §4.2).
+func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol.Ready) {
+	if len(t.drr) == 0 || t.notify != nil || len(t.wb) > 0 || now-t.lastNotify < c.p.opts.NotifyEvery {
+		return
+	}
+	deps := t.deps()
+	t.lastNotify = now
+	e := c.newEntry(t.name, &pb.RingPut{Key: deps[0].Key, Deps: deps, Notify: true, Id: c.nextID})
+	c.nextID++
+	t.notify = e
+	c.propagate(now, t, r)
+}
+
+// get follows Fig. 3: the write buffer, then (under a restriction) the
+// restricted ring, else the DC cache, else the nearest ring.
+func (c *coordinator) get(now time.Duration, from protocol.NodeID, b *pb.ClientGet, r *protocol.Ready) {
+	t := c.thread(b.Session)
+	g := &pendingGet{reqID: b.ReqId, from: from, key: b.Key, restricted: c.restricted(t), tried: map[int]bool{}}
+	t.get = g
+	bound := c.binding(t)
+	if e := t.latest(b.Key); e != nil && !e.recovered && e.put.Version > t.maxSeen {
+		// The write buffer answers unless (the corner case of §4.1.2) the
+		// thread is bound to ring Ri and the entry already reached Ri,
+		// where writes the thread depends on may have overwritten it. The
+		// version test adds what last-writer-wins needs: no newer write of
+		// the key can be in the thread's causal past.
+		if bound < 0 || !e.acked[bound] {
+			t.get = nil
+			r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Value: e.put.Value, Found: true, Restricted: g.restricted})
+			return
+		}
+	}
+	switch {
+	case bound >= 0:
+		c.readRing(now, t, bound, r)
+	case c.p.mode.Caches:
+		g.inCache = true
+		g.ringReq = c.newReq(t)
+		g.sentAt, g.deadline = now, now+c.topo.RTT(c.dc, c.dc)*4+50*time.Millisecond
+		r.Send(c.id, c.p.cacheFor(c.dc, b.Key), &pb.CacheGet{ReqId: g.ringReq, Key: b.Key})
+	default:
+		c.readRing(now, t, c.nearestRing(b.Key, g.tried), r)
+	}
+}
+
+// latest is the thread's newest buffered write of key.
+func (t *threadState) latest(key string) *wbEntry {
+	for i := len(t.wb) - 1; i >= 0; i-- {
+		if t.wb[i].put.Key == key {
+			return t.wb[i]
+		}
+	}
+	return nil
+}
+
+// ownNewer returns the thread's own write of key, buffered or completed,
+// if it is newer than version (read your writes), and forgets a completed
+// write once a read has seen it or something newer.
+func (t *threadState) ownNewer(key string, version uint64) *pb.RingPut {
+	if e := t.latest(key); e != nil && e.put.Version > version {
+		return e.put
+	}
+	if p := t.completed[key]; p != nil {
+		if p.Version > version {
+			return p
+		}
+		delete(t.completed, key)
+	}
+	return nil
+}
+
+func (c *coordinator) newReq(t *threadState) uint64 {
+	id := c.nextID
+	c.nextID++
+	c.reqs[id] = t.name
+	return id
+}
+
+// nearestRing picks, among the rings not yet tried, the one whose replica
+// of key is closest by measured latency (§6.2's monitor: an average of
+// observed round trips, seeded with the topology's RTTs). -1: none left.
+func (c *coordinator) nearestRing(key string, tried map[int]bool) int {
+	best, bestD := -1, time.Duration(0)
+	for ring := range c.topo.Rings() {
+		if tried[ring] {
+			continue
+		}
+		dc, _ := c.topo.RingReplica(ring, key)
+		if d := c.est[dc]; best < 0 || d < bestD {
+			best, bestD = ring, d
+		}
+	}
+	return best
+}
+
+func (c *coordinator) readRing(now time.Duration, t *threadState, ring int, r *protocol.Ready) {
+	g := t.get
+	g.inCache, g.ring = false, ring
+	g.tried[ring] = true
+	delete(c.reqs, g.ringReq)
+	g.ringReq = c.newReq(t)
+	to := replica(c.topo, ring, g.key)
+	g.sentAt, g.deadline = now, now+c.est[to.DC()]*4+200*time.Millisecond
+	req := &pb.RingGet{ReqId: g.ringReq, Key: g.key}
+	if c.p.mode.Caches && c.binding(t) < 0 {
+		req.CacheDc = c.dc
+		g.cacheDC = c.dc
+	}
+	r.Send(c.id, to, req)
+}
+
+// getTimedOut moves an unanswered get on: the cache is skipped; an
+// unrestricted thread tries the next ring (marking the silent DC slower);
+// a bound thread asks its ring again until its own timeout gives up.
+func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol.Ready) {
+	g := t.get
+	switch {
+	case g.inCache:
+		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
+	case c.binding(t) >= 0:
+		c.readRing(now, t, g.ring, r)
+	default:
+		dc, _ := c.topo.RingReplica(g.ring, g.key)
+		c.est[dc] = 2*c.est[dc] + 100*time.Millisecond
+		next := c.nearestRing(g.key, g.tried)
+		if next < 0 {
+			g.tried = map[int]bool{}
+			next = c.nearestRing(g.key, g.tried)
+		}
+		c.readRing(now, t, next, r)
+	}
+}
+
+func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *protocol.Ready) {
+	t := c.threads[c.reqs[b.ReqId]]
+	delete(c.reqs, b.ReqId)
+	if t == nil || t.get == nil || !t.get.inCache || t.get.ringReq != b.ReqId {
+		return
+	}
+	g := t.get
+	if !b.Hit {
+		g.epoch = b.Epoch
+		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
+		return
+	}
+	t.get = nil
+	if own := t.ownNewer(g.key, b.Version); own != nil {
+		// The thread's own newer write wins (read your writes).
+		r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: own.Value, Found: true, CacheHit: true})
+		return
+	}
+	c.clock = max(c.clock, b.Version>>ccBits)
+	t.maxSeen = max(t.maxSeen, b.Version)
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0, CacheHit: true})
+}
+
+// ringReply completes a get from a ring: an in-flight value restricts the
+// thread to that ring; a stable one may fill the DC cache.
+func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protocol.Ready) {
+	t := c.threads[c.reqs[b.ReqId]]
+	delete(c.reqs, b.ReqId)
+	if t == nil || t.get == nil || t.get.inCache || t.get.ringReq != b.ReqId {
+		return
+	}
+	g := t.get
+	t.get = nil
+	dc, _ := c.topo.RingReplica(int(b.Ring), g.key)
+	c.est[dc] = (4*c.est[dc] + (now - g.sentAt)) / 5
+	if own := t.ownNewer(g.key, b.Version); own != nil {
+		// The ring had not got the thread's own newer write when it
+		// answered: that write wins (read your writes), and the ring's
+		// older value is not returned.
+		r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: own.Value, Found: true,
+			WideArea: dc != c.dc, Restricted: g.restricted})
+		return
+	}
+	c.clock = max(c.clock, b.Version>>ccBits)
+	t.maxSeen = max(t.maxSeen, b.Version)
+	if b.Version > 0 && b.InFlight {
+		dk := depKey(g.key, b.Version)
+		if t.drrRing < 0 {
+			t.drrRing = int(b.Ring)
+		}
+		if t.drr[dk] == nil {
+			t.drr[dk] = &pb.Dep{Key: g.key, Version: b.Version}
+			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
+		}
+	} else if b.Version > 0 && g.cacheDC != "" && g.epoch != 0 {
+		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch})
+	}
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
+		WideArea: dc != c.dc, Restricted: g.restricted})
+}

@@ -1,0 +1,107 @@
+// Package karma implements Karma (Mahmood, Puzhavakath Narayanan, Rao,
+// Vijaykumar and Thottethodi, "Karma: Cost-effective Geo-replicated Cloud
+// Storage with Dynamic Enforcement of Causal Consistency", karma.txt) and
+// the two schemes it is measured against on the same rings, as three
+// registered protocols:
+//
+//   - karma:    §3–§4.3 — dynamic ring restrictions, write buffers, caches.
+//   - karma-nc: Karma without caches (§5 "Karma-NC").
+//   - cops-pr:  COPS over the same rings with static binding: a client reads
+//     only its DC's ring; write buffers, no caches (§1, §5 "COPS-PR").
+//
+// # Roles and where they live (§4.1.1, Fig. 4)
+//
+// DCs are grouped into rings (topology placement.rings); each ring holds
+// one replica of every key, placed by consistent hashing over the ring's
+// storage servers (topology.RingReplica). Per DC:
+//
+//   - back-end zone: storage servers "DC/s<i>", each with its middle man
+//     (MM): the replica's data, the in-flight/stable state of its versions,
+//     and cached-at sets (middleman.go);
+//   - front-end zone: client coordinators "DC/cc<i>" (CC; one per storage
+//     server, as §5 co-locates them) holding each client thread's write
+//     buffer (WB) and dynamic ring restrictions (DRR) (coordinator.go), and
+//     cache nodes "DC/cache<i>" (cache.go, karma only).
+//
+// A client session (a client thread) is served by one CC of its DC, chosen
+// by hashing its name (session.go).
+//
+// # Puts (§4.1.2, Fig. 5)
+//
+// The CC appends the put to the thread's persistent WB (synced) and
+// acknowledges. It carries as put-after dependencies only the thread's
+// in-flight reads (its DRR entries). Per ring, the thread's oldest
+// unacknowledged write is sent to the key's MM in that ring, so writes reach
+// each ring in program order and each ring at its own pace. The MM waits
+// until every dependency is committed in its ring (DepCheck to the owning
+// MM), stores the value (last-writer-wins by Lamport version), invalidates
+// every DC cache in the key's cached-at set and waits for their
+// acknowledgements (§4.3), and only then acknowledges the CC. When every
+// ring has acknowledged, the write is complete: the CC sends STABLE to the
+// key's MM in every ring, evicts the entry from the WB, and lifts the
+// thread's restrictions recorded before the put (§4.2: the put could only
+// complete after everything it depended on did).
+//
+// # Gets (Fig. 3)
+//
+// 1. The thread's WB, unless the thread is bound to ring Ri and the entry
+// has already reached Ri (then Ri must answer: the corner case of
+// §4.1.2), or the thread has since read a newer version of the key.
+// 2. Under a DRR: the restricted ring, bypassing the cache.
+// 3. Otherwise the DC cache; on a miss the ring whose replica is nearest by
+// measured latency (§6.2's monitor). The MM answers with the version and
+// whether it is in flight. An in-flight value binds the thread to that ring
+// (a DRR tied to the (key, version)); a stable one is filled into the DC
+// cache, and the MM adds the DC to the key's cached-at set.
+//
+// A thread that only reads gets its restrictions lifted by notify-after
+// (§4.2): every NotifyEvery the CC sends, to every ring, a notify-after
+// with the restrictions as dependencies; once every ring answers, they are
+// lifted.
+//
+// # Message catalogue (wire/karmapb)
+//
+//	ClientGet/ClientPut -> ClientReply    session -> CC -> session
+//	RingGet -> RingGetReply               CC -> MM (any ring) -> CC
+//	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
+//	Stable                                CC -> MM of every ring
+//	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring
+//	CacheGet -> CacheGetReply, CacheFill  CC -> cache of its DC
+//	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
+//
+// # Storage
+//
+// MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers;
+// "t/<key>" highest stable version. CC: "w/<thread>/<id>" WB entries,
+// "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
+// them is answered). Caches keep nothing.
+//
+// # Deliberate deviations
+//
+//   - A dependency is satisfied when its exact version is committed in the
+//     ring, not "it or a newer one": under last-writer-wins a newer
+//     concurrent write does not carry the older one's dependencies (found by
+//     the checker for cops; see protocol/cops). MMs remember committed
+//     versions without garbage collection.
+//   - A version is committed (and answers DepChecks) only after its cache
+//     invalidations are acknowledged, so that a stable value read later
+//     can never be followed by an older cached one.
+//   - Cache fills carry the cache's incarnation and the cache refuses fills
+//     older than the newest invalidation it has seen: this closes the race
+//     between a fill in transit and an invalidation the paper leaves open.
+//   - After an MM restarts it assumes every DC may cache each key until the
+//     key's next write (cached-at sets are not persisted).
+//   - One propagator per ring per CC, pipelined across client threads
+//     (each thread's writes stay in order); the paper's propagator threads
+//     process one queue.
+//   - Cache nodes are added beside the topology's storage servers rather
+//     than taken from them (§5 used 6 storage + 2 cache nodes of 8).
+//   - No chain replication inside a DC (§4.4): each CC, MM and cache is one
+//     node; a CC's WB and DRRs and an MM's data survive its crash because
+//     they are synced. A client whose CC is down is unavailable.
+//   - STABLE notifications are not retransmitted; a lost one leaves the
+//     version in flight (reads of it restrict the reader, who is released by
+//     notify-after), which costs performance, not safety.
+//   - Get-transactions (§4.5) are not implemented yet: read_txn and
+//     write_txn answer ErrUnsupported.
+package karma

@@ -1,0 +1,322 @@
+package karma
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// object is the current value of a key at one replica.
+type object struct {
+	value   []byte
+	version uint64
+}
+
+// incomingWrite is a put-after waiting for its dependencies in this ring.
+type incomingWrite struct {
+	msg     *pb.RingPut
+	from    protocol.NodeID // the CC's propagator
+	missing map[string]bool // depKey -> not yet committed in this ring
+}
+
+// depWait is one dependency the MM waits for: one DepCheck is outstanding
+// per dependency, however many writes wait on it.
+type depWait struct {
+	dep     *pb.Dep
+	waiting []string // incomingWrite keys
+	retry   protocol.Retry
+}
+
+// invalidation is a write stored here whose acknowledgement waits for the
+// caches that may hold the key to drop it (§4.3).
+type invalidation struct {
+	msg     *pb.Invalidate
+	from    protocol.NodeID // the CC to acknowledge
+	id      uint64
+	pending map[protocol.NodeID]bool
+	retry   protocol.Retry
+}
+
+// middleMan is a storage server with its middle man (MM, karma.txt §4.1.2,
+// §4.3): it stores one replica of its keys in its ring, tracks which of
+// their versions are in flight or stable, and which DC caches may hold
+// them (cached-at sets).
+type middleMan struct {
+	p     *Protocol
+	id    protocol.NodeID
+	dc    string
+	ring  int
+	topo  *topology.Topology
+	store map[string]object
+	// committed holds every version written in this ring (stored, or
+	// superseded by a newer one, after its dependencies and invalidations):
+	// what a DepCheck asks for. See doc.go on why "or newer" is not enough.
+	committed map[string]bool
+	// stable is the highest version of each key known to be in every ring.
+	stable map[string]uint64
+	// cachedAt is the set of DCs whose cache may hold the key (§4.3).
+	// cachedAtLost marks keys stored before a restart, whose sets were
+	// lost: every DC is assumed until their next write.
+	cachedAt     map[string]map[string]bool
+	cachedAtLost map[string]bool
+
+	incoming map[string]*incomingWrite // by depKey of the write
+	byDep    map[string]*depWait
+	waiters  map[string]map[protocol.NodeID]bool // depKey -> DepChecks waiting here
+	inval    map[string]*invalidation            // by depKey of the write
+	ticking  bool
+}
+
+func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
+	m := &middleMan{p: p, id: cfg.ID, dc: cfg.ID.DC(), ring: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
+		store: map[string]object{}, committed: map[string]bool{}, stable: map[string]uint64{},
+		cachedAt: map[string]map[string]bool{}, cachedAtLost: map[string]bool{},
+		incoming: map[string]*incomingWrite{}, byDep: map[string]*depWait{},
+		waiters: map[string]map[protocol.NodeID]bool{}, inval: map[string]*invalidation{}}
+	if cfg.Storage == nil {
+		return m
+	}
+	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
+		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version}
+		m.cachedAtLost[r.Key[2:]] = true
+		return nil
+	})
+	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
+		m.committed[r.Key[2:]] = true
+		return nil
+	})
+	_ = cfg.Storage.Scan("t/", func(r storage.Record) error {
+		m.stable[r.Key[2:]] = r.Version
+		return nil
+	})
+	return m
+}
+
+// Replicas implements protocol.Inspector.
+func (m *middleMan) Replicas(fn func(key string, value []byte)) {
+	for _, k := range slices.Sorted(maps.Keys(m.store)) {
+		fn(k, m.store[k].value)
+	}
+}
+
+// Start implements protocol.Node.
+func (m *middleMan) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+
+func (m *middleMan) armTimer(r *protocol.Ready) {
+	if !m.ticking && (len(m.byDep) > 0 || len(m.inval) > 0) {
+		m.ticking = true
+		r.SetTimer(tickEvery, 0)
+	}
+}
+
+// Tick implements protocol.Node: resend DepChecks and invalidations.
+func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
+	var r protocol.Ready
+	m.ticking = false
+	for _, dk := range slices.Sorted(maps.Keys(m.byDep)) {
+		if d := m.byDep[dk]; due(&d.retry, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.dep.Key), &pb.DepCheck{Dep: d.dep})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.inval)) {
+		if iv := m.inval[k]; due(&iv.retry, now) {
+			for _, c := range slices.Sorted(maps.Keys(iv.pending)) {
+				r.Send(m.id, c, iv.msg)
+			}
+		}
+	}
+	m.armTimer(&r)
+	return r
+}
+
+// Step implements protocol.Node.
+func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := msg.Body.(type) {
+	case *pb.RingGet:
+		m.get(msg.From, b, &r)
+	case *pb.RingPut:
+		m.put(now, msg.From, b, &r)
+	case *pb.Stable:
+		if b.Version > m.stable[b.Key] {
+			m.stable[b.Key] = b.Version
+			r.Write(storage.Write{Kind: storage.Put, Key: "t/" + b.Key, Version: b.Version}, false)
+		}
+	case *pb.DepCheck:
+		dk := depKey(b.Dep.Key, b.Dep.Version)
+		if m.committed[dk] {
+			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep})
+		} else {
+			if m.waiters[dk] == nil {
+				m.waiters[dk] = map[protocol.NodeID]bool{}
+			}
+			m.waiters[dk][msg.From] = true
+		}
+	case *pb.DepOK:
+		m.depSatisfied(now, depKey(b.Dep.Key, b.Dep.Version), &r)
+	case *pb.InvalidateAck:
+		dk := depKey(b.Key, b.Version)
+		if iv := m.inval[dk]; iv != nil {
+			delete(iv.pending, msg.From)
+			if len(iv.pending) == 0 {
+				delete(m.inval, dk)
+				m.written(b.Key, b.Version, iv.from, iv.id, &r)
+			}
+		}
+	}
+	m.armTimer(&r)
+	return r
+}
+
+// get answers a ring read with the current version and whether it is in
+// flight. A stable value about to be cached at cache_dc adds that DC to
+// the key's cached-at set.
+func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) {
+	o := m.store[b.Key]
+	inFlight := o.version > m.stable[b.Key]
+	if !inFlight && b.CacheDc != "" && m.p.mode.Caches {
+		if m.cachedAt[b.Key] == nil {
+			m.cachedAt[b.Key] = map[string]bool{}
+		}
+		m.cachedAt[b.Key][b.CacheDc] = true
+	}
+	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
+		InFlight: inFlight, Ring: int32(m.ring)})
+}
+
+// put handles a propagator's put or put-after (or notify-after).
+func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, r *protocol.Ready) {
+	wk := depKey(b.Key, b.Version)
+	if b.Notify {
+		wk = "notify/" + string(from) + "/" + depKey(b.Key, b.Id)
+	}
+	switch {
+	case !b.Notify && m.committed[wk]:
+		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring)})
+		return
+	case m.inval[wk] != nil:
+		m.inval[wk].from, m.inval[wk].id = from, b.Id // ack the latest sender
+		return
+	case m.incoming[wk] != nil:
+		return // a retransmission of a write already waiting for its deps
+	}
+	w := &incomingWrite{msg: b, from: from, missing: map[string]bool{}}
+	for _, d := range b.Deps {
+		dk := depKey(d.Key, d.Version)
+		if m.committed[dk] || w.missing[dk] {
+			continue
+		}
+		w.missing[dk] = true
+		dw := m.byDep[dk]
+		if dw == nil {
+			dw = &depWait{dep: d, retry: protocol.SentAt(now)}
+			m.byDep[dk] = dw
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+		}
+		dw.waiting = append(dw.waiting, wk)
+	}
+	if len(w.missing) == 0 {
+		m.store1(now, w, r)
+		return
+	}
+	m.incoming[wk] = w
+}
+
+func (m *middleMan) depSatisfied(now time.Duration, dk string, r *protocol.Ready) {
+	dw := m.byDep[dk]
+	if dw == nil {
+		return
+	}
+	delete(m.byDep, dk)
+	for _, wk := range dw.waiting {
+		w := m.incoming[wk]
+		if w == nil {
+			continue
+		}
+		delete(w.missing, dk)
+		if len(w.missing) == 0 {
+			delete(m.incoming, wk)
+			m.store1(now, w, r)
+		}
+	}
+}
+
+// store1 stores a write whose dependencies are in this ring (or answers a
+// notify-after), then invalidates the caches that may hold the key; the
+// write counts as written in the ring once they have acknowledged.
+func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Ready) {
+	b := w.msg
+	if b.Notify {
+		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring)})
+		return
+	}
+	if b.Version > m.store[b.Key].version {
+		m.store[b.Key] = object{value: b.Value, version: b.Version}
+		r.Write(storage.Write{Kind: storage.Put, Key: "d/" + b.Key, Version: b.Version, Value: b.Value}, true)
+		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + b.Key, Version: b.Version}, true)
+		r.Visible(b.Key, b.Value)
+	}
+	targets := m.invalidationTargets(b.Key)
+	if len(targets) == 0 {
+		m.written(b.Key, b.Version, w.from, b.Id, r)
+		return
+	}
+	iv := &invalidation{msg: &pb.Invalidate{Key: b.Key, Version: b.Version, Ring: int32(m.ring)},
+		from: w.from, id: b.Id, pending: targets, retry: protocol.SentAt(now)}
+	m.inval[depKey(b.Key, b.Version)] = iv
+	for _, c := range slices.Sorted(maps.Keys(targets)) {
+		r.Send(m.id, c, iv.msg)
+	}
+}
+
+// invalidationTargets returns the cache nodes that may hold key and
+// forgets them: after the invalidation no cache holds an older version.
+func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
+	if !m.p.mode.Caches {
+		return nil
+	}
+	out := map[protocol.NodeID]bool{}
+	if m.cachedAtLost[key] {
+		for _, dc := range m.topo.DCNames() {
+			out[m.p.cacheFor(dc, key)] = true
+		}
+		delete(m.cachedAtLost, key)
+	} else {
+		for dc := range m.cachedAt[key] {
+			out[m.p.cacheFor(dc, key)] = true
+		}
+	}
+	delete(m.cachedAt, key)
+	return out
+}
+
+// written marks a version as committed in this ring, wakes the DepChecks
+// waiting for it and acknowledges the CC.
+func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id uint64, r *protocol.Ready) {
+	dk := depKey(key, version)
+	if !m.committed[dk] {
+		m.committed[dk] = true
+		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
+	}
+	for _, from := range slices.Sorted(maps.Keys(m.waiters[dk])) {
+		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+	}
+	delete(m.waiters, dk)
+	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring)})
+}
+
+// marshal encodes a generated message (it cannot fail).
+func marshal(msg proto.Message) []byte {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,85 @@
+package karma
+
+import (
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// session is a client thread. Its causal state — write buffer and ring
+// restrictions — lives at its client coordinator (CC), which persists it;
+// the session only forwards operations and waits.
+type session struct {
+	id      protocol.NodeID
+	cc      protocol.NodeID
+	timeout time.Duration
+
+	nextReq uint64
+	pending *protocol.Request
+	reqID   uint64
+}
+
+// Start implements protocol.Node.
+func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+
+// Submit implements protocol.Session.
+func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+	var r protocol.Ready
+	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
+		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
+		return r
+	}
+	s.nextReq++
+	s.reqID = s.nextReq
+	s.pending = &req
+	if req.Op == protocol.OpGet {
+		r.Send(s.id, s.cc, &pb.ClientGet{ReqId: s.reqID, Session: string(s.id), Key: req.Key})
+	} else {
+		r.Send(s.id, s.cc, &pb.ClientPut{ReqId: s.reqID, Session: string(s.id), Key: req.Key, Value: req.Value})
+	}
+	if s.timeout > 0 {
+		r.SetTimer(s.timeout, s.reqID)
+	}
+	return r
+}
+
+// Step implements protocol.Node: the CC's reply.
+func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	b, ok := m.Body.(*pb.ClientReply)
+	if !ok || s.pending == nil || b.ReqId != s.reqID {
+		return r // a late reply to an operation that timed out
+	}
+	req := s.pending
+	s.pending = nil
+	rep := protocol.Reply{Op: req.Op, Key: req.Key, WideArea: b.WideArea}
+	if b.Restricted {
+		rep.Tags = append(rep.Tags, "drr")
+	}
+	if b.CacheHit {
+		rep.Tags = append(rep.Tags, "cache_hit")
+	}
+	switch {
+	case b.Unavailable:
+		rep.Err = protocol.ErrUnavailable
+	case req.Op == protocol.OpGet && b.Found:
+		rep.Value = b.Value
+		if rep.Value == nil {
+			rep.Value = []byte{}
+		}
+	}
+	r.Reply(rep)
+	return r
+}
+
+// Tick implements protocol.Node: the operation timeout.
+func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+	var r protocol.Ready
+	if s.pending != nil && token == s.reqID {
+		op := s.pending.Op
+		s.pending = nil
+		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout})
+	}
+	return r
+}

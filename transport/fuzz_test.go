@@ -1,0 +1,48 @@
+package transport
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/causeway/causeway/wire"
+	"github.com/causeway/causeway/wire/transportpb"
+)
+
+// FuzzFrameDecode feeds arbitrary bytes, as a whole frame and as a frame's
+// payload, to the receiver's validation and decoding: it must never panic,
+// and it accepts only frames that pass every check.
+func FuzzFrameDecode(f *testing.F) {
+	payload, err := wire.Encode(wrapperspb.String("hello"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	frame, err := proto.Marshal(&transportpb.Frame{Payload: payload, From: "dc1/s0", To: "dc2/s0"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(frame)
+	f.Add(payload)
+	f.Add([]byte{})
+	f.Add([]byte{0x0a, 0xff, 0x01})
+	f.Add([]byte("\x12\x02\xff\xfe\x1a\x01x"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, limit := range []int{64, wire.MaxFrameBytes} {
+			from, to, msg, err := decodeFrame(b, limit)
+			if err != nil {
+				continue
+			}
+			if from == "" || to == "" || msg == nil {
+				t.Fatalf("accepted frame with from %q, to %q, message %v", from, to, msg)
+			}
+		}
+		wrapped, err := proto.Marshal(&transportpb.Frame{Payload: b, From: "dc1/s0", To: "dc2/s0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, msg, err := decodeFrame(wrapped, wire.MaxFrameBytes); err == nil && msg == nil {
+			t.Fatal("accepted a payload without a message")
+		}
+	})
+}

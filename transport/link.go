@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+
+	"github.com/causeway/causeway/wire/transportpb"
+)
+
+// outFrame is a frame waiting in a link's queue.
+type outFrame struct {
+	frame *transportpb.Frame
+	// due is when the frame may be written: the time of Send plus the
+	// link's delay then.
+	due time.Time
+}
+
+// link is the outgoing side of the transport towards one address: a queue
+// and the goroutine that writes it to one stream at a time, reopening the
+// stream when it breaks.
+type link struct {
+	t     *Transport
+	addr  string
+	conn  *grpc.ClientConn
+	queue chan outFrame
+	// queued counts the frames in queue plus the one the goroutine holds;
+	// it bounds queue, so that enqueue never blocks.
+	queued atomic.Int64
+	limit  int64
+	// down is whether the last stream attempt failed (owned by run).
+	down bool
+}
+
+// backoffConfig is gRPC's connection backoff, aligned with the links' own.
+func backoffConfig() backoff.Config {
+	return backoff.Config{BaseDelay: minBackoff, Multiplier: 2, Jitter: 0.2, MaxDelay: maxBackoff}
+}
+
+// newLink creates the link to addr and starts its goroutine. The caller
+// holds t.mu and has checked that t is not closed.
+func (t *Transport) newLink(addr string) (*link, error) {
+	conn, err := grpc.NewClient("passthrough:///"+addr, t.dialOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("transport: link to %s: %w", addr, err)
+	}
+	l := &link{
+		t:     t,
+		addr:  addr,
+		conn:  conn,
+		queue: make(chan outFrame, t.cfg.QueueLimit),
+		limit: int64(t.cfg.QueueLimit),
+	}
+	t.linkWG.Add(1)
+	go l.run()
+	return l, nil
+}
+
+// enqueue adds f to the queue, or returns ErrQueueFull.
+func (l *link) enqueue(f outFrame) error {
+	for {
+		n := l.queued.Load()
+		if n >= l.limit {
+			return ErrQueueFull
+		}
+		if l.queued.CompareAndSwap(n, n+1) {
+			break
+		}
+	}
+	l.queue <- f // cannot block: queued <= limit = cap(queue)
+	return nil
+}
+
+// run opens streams to the link's address one after the other, with
+// exponential backoff between failures, until the transport closes. A
+// frame taken from the queue but not written when a stream breaks is
+// written on the next stream.
+func (l *link) run() {
+	t := l.t
+	defer t.linkWG.Done()
+	defer func() { _ = l.conn.Close() }()
+	var pending *outFrame
+	wait := minBackoff
+	for {
+		up, err := l.stream(&pending)
+		if t.ctx.Err() != nil {
+			break
+		}
+		if up >= stableAfter {
+			wait = minBackoff
+		}
+		if t.onLinkDown != nil {
+			t.onLinkDown(l.addr, err)
+		}
+		switch {
+		case up > 0:
+			t.log.Warn("transport: link broke", "addr", l.addr, "up", up, "queued", l.queued.Load(), "err", err)
+		case !l.down:
+			t.log.Warn("transport: link down", "addr", l.addr, "queued", l.queued.Load(), "err", err)
+		default:
+			t.log.Debug("transport: link still down", "addr", l.addr, "retry_in", wait, "queued", l.queued.Load(), "err", err)
+		}
+		l.down = true
+		timer := time.NewTimer(wait)
+		select {
+		case <-t.ctx.Done():
+			timer.Stop()
+		case <-timer.C:
+		}
+		if t.ctx.Err() != nil {
+			break
+		}
+		wait = min(2*wait, maxBackoff)
+		t.reconnects.Add(1)
+	}
+	// Send no longer enqueues (the transport is closed): what is left,
+	// pending frame included, is dropped.
+	if n := l.queued.Swap(0); n > 0 {
+		t.dropped.Add(uint64(n))
+		t.log.Info("transport: dropped queued frames at close", "addr", l.addr, "frames", n)
+	}
+}
+
+// stream opens one stream and writes queued frames to it, each no earlier
+// than it is due, until the stream breaks or the transport closes. It
+// returns how long the stream was up (0 if it could not be opened) and why
+// it ended.
+func (l *link) stream(pending **outFrame) (time.Duration, error) {
+	t := l.t
+	// The stream outlives t.ctx for a moment at close (see closeStream),
+	// so its context is separate; t.ctx only cuts the opening short.
+	sctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := context.AfterFunc(t.ctx, cancel)
+	st, err := transportpb.NewTransportClient(l.conn).Link(sctx)
+	if !stop() {
+		return 0, t.ctx.Err()
+	}
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if l.down {
+		t.log.Info("transport: link up", "addr", l.addr, "queued", l.queued.Load())
+		l.down = false
+	}
+
+	// The peer sends nothing back: Recv returns only when the stream ends,
+	// which is how a broken stream is noticed while the link is idle.
+	recvDone := make(chan struct{})
+	var recvErr error
+	go func() {
+		defer close(recvDone)
+		for {
+			if _, err := st.Recv(); err != nil {
+				recvErr = err
+				return
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		<-recvDone
+	}()
+	broke := func() (time.Duration, error) {
+		cancel()
+		<-recvDone
+		return time.Since(start), fmt.Errorf("stream ended: %w", recvErr)
+	}
+
+	var delay *time.Timer
+	defer func() {
+		if delay != nil {
+			delay.Stop()
+		}
+	}()
+	for {
+		if *pending == nil {
+			select {
+			case f := <-l.queue:
+				*pending = &f
+			case <-recvDone:
+				return broke()
+			case <-t.ctx.Done():
+				return time.Since(start), l.closeStream(st, recvDone)
+			}
+		}
+		f := *pending
+		if d := time.Until(f.due); d > 0 {
+			if delay == nil {
+				delay = time.NewTimer(d)
+			} else {
+				delay.Reset(d)
+			}
+			select {
+			case <-delay.C:
+			case <-recvDone:
+				return broke()
+			case <-t.ctx.Done():
+				return time.Since(start), l.closeStream(st, recvDone)
+			}
+		}
+		if err := st.Send(f.frame); err != nil {
+			// The stream is dead and f was not written: it stays pending
+			// for the next stream.
+			return broke()
+		}
+		t.sent.Add(1)
+		l.queued.Add(-1)
+		*pending = nil
+	}
+}
+
+// closeStream ends a stream at Close: it half-closes it and waits (a
+// bounded time) for the peer to end it in turn, so that the frames already
+// written are received.
+func (l *link) closeStream(st transportpb.Transport_LinkClient, recvDone <-chan struct{}) error {
+	if err := st.CloseSend(); err == nil {
+		grace := time.NewTimer(closeGrace)
+		defer grace.Stop()
+		select {
+		case <-recvDone:
+		case <-grace.C:
+		}
+	}
+	return l.t.ctx.Err()
+}

@@ -1,0 +1,136 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/wire"
+	"github.com/causeway/causeway/wire/transportpb"
+)
+
+// linkServer serves the Link RPC: the incoming side of the transport.
+type linkServer struct {
+	transportpb.UnimplementedTransportServer
+	t *Transport
+}
+
+// Link receives the frames of one incoming stream until it ends or the
+// transport closes.
+func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
+	t := s.t
+	peerAddr := "unknown"
+	if p, ok := peer.FromContext(stream.Context()); ok && p.Addr != nil {
+		peerAddr = p.Addr.String()
+	}
+	// Receiving blocks, so it runs apart and the handler can return as soon
+	// as the transport closes; returning ends the stream, which ends the
+	// receiving goroutine. Close waits for it (the server waits for
+	// handlers, so this Add happens before Close's Wait).
+	done := make(chan error, 1)
+	t.recvWG.Add(1)
+	go func() {
+		defer t.recvWG.Done()
+		done <- t.receive(stream, peerAddr)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-t.closing:
+		return status.Error(codes.Unavailable, "transport: closing")
+	}
+}
+
+// receive hands the valid frames of stream to the Handler, in order, and
+// drops the others. It returns when the stream ends.
+func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
+	for {
+		var raw rawFrame
+		if err := stream.RecvMsg(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		from, to, msg, err := decodeFrame(raw.b, t.cfg.MaxFrameBytes)
+		if err != nil {
+			t.dropped.Add(1)
+			t.log.Warn("transport: dropped invalid frame", "peer", peerAddr, "bytes", len(raw.b), "err", err)
+			continue
+		}
+		select {
+		case <-t.closing:
+			return nil
+		default:
+		}
+		t.received.Add(1)
+		if t.cfg.Handler != nil {
+			t.cfg.Handler(from, to, msg)
+		}
+	}
+}
+
+// decodeFrame parses and validates one serialized transportpb.Frame whose
+// payload may be at most maxPayload bytes, and decodes its payload.
+func decodeFrame(b []byte, maxPayload int) (from, to string, msg proto.Message, err error) {
+	var f transportpb.Frame
+	if err := proto.Unmarshal(b, &f); err != nil {
+		return "", "", nil, fmt.Errorf("transport: malformed frame: %w", err)
+	}
+	if err := checkIDs(f.GetFrom(), f.GetTo()); err != nil {
+		return "", "", nil, err
+	}
+	if n := len(f.GetPayload()); n > maxPayload {
+		return "", "", nil, fmt.Errorf("transport: payload of %d bytes is over the %d-byte limit", n, maxPayload)
+	}
+	msg, err = wire.Decode(f.GetPayload())
+	if err != nil {
+		return "", "", nil, fmt.Errorf("transport: %w", err)
+	}
+	return f.GetFrom(), f.GetTo(), msg, nil
+}
+
+// rawFrame is a serialized Frame. The server's codec hands frames over in
+// this form so that a malformed frame is dropped by receive, instead of
+// failing inside gRPC, which would end the stream.
+type rawFrame struct{ b []byte }
+
+// protoCodec is gRPC's protobuf codec, which rawCodec defers to for
+// everything but rawFrame.
+var protoCodec = encoding.GetCodecV2(grpcproto.Name)
+
+// rawCodec is the server's codec (installed with grpc.ForceServerCodecV2,
+// an API gRPC marks experimental): gRPC's protobuf codec, except that a
+// rawFrame is (un)marshalled as its bytes, unparsed. Peers still speak
+// plain protobuf over the standard application/grpc content type.
+type rawCodec struct{}
+
+// Marshal implements encoding.CodecV2.
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if r, ok := v.(*rawFrame); ok {
+		return mem.BufferSlice{mem.SliceBuffer(r.b)}, nil
+	}
+	return protoCodec.Marshal(v)
+}
+
+// Unmarshal implements encoding.CodecV2. A rawFrame gets a copy of data,
+// which gRPC frees when Unmarshal returns.
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if r, ok := v.(*rawFrame); ok {
+		r.b = data.Materialize()
+		return nil
+	}
+	return protoCodec.Unmarshal(data, v)
+}
+
+// Name implements encoding.CodecV2: on the wire, frames are protobuf.
+func (rawCodec) Name() string { return grpcproto.Name }

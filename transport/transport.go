@@ -1,0 +1,407 @@
+// Package transport is Causeway's wire transport between processes: the
+// node-to-node and client-to-node links of a multi-process deployment, over
+// gRPC (service causeway.transport.v1.Transport, generated into
+// wire/transportpb).
+//
+// A process runs one Transport. It listens on Config.Self and serves the
+// Link RPC, and it keeps one long-lived outgoing Link stream per destination
+// address, created on the first Send to that address. Every message travels
+// as a transportpb.Frame whose payload is the message encoded by wire.Encode
+// (a google.protobuf.Any), tagged with the sending and receiving node IDs.
+//
+// # Ordering
+//
+// Frames sent to one address go out in Send order on one stream and the
+// receiver hands them to Config.Handler in that order: each link is FIFO.
+// Links to different addresses are independent.
+//
+// # Back-pressure
+//
+// Send never blocks. Each link has a bounded queue (Config.QueueLimit
+// frames, counting the frame being written); when it is full Send returns
+// ErrQueueFull and the caller decides what to do (protocols retry).
+//
+// # Failures and reconnection
+//
+// When a link's stream breaks or cannot be opened, the link reopens it with
+// exponential backoff (50ms doubling to 2s, back to 50ms once a stream has
+// stayed up for a while); it retries for as long as the transport is open.
+// Frames queued while the link is down are sent, in order, once it is up
+// again. Delivery is not reliable: frames already handed to a stream when it
+// breaks (in gRPC's or the kernel's buffers, or on the wire) may be lost.
+// Only a frame that gRPC refused to write is written again, on the next
+// stream, so frames are not duplicated by the transport. Causeway's
+// protocols tolerate loss by retrying; they must not rely on the transport
+// for reliability, only for the FIFO order of what arrives.
+//
+// Links are keyed by the destination address as given to Send:
+// "localhost:7000" and "127.0.0.1:7000" are two links, with no order
+// between them.
+//
+// # Validation
+//
+// The receiver checks every frame: a frame that is not a well-formed Frame,
+// has an empty or over-long from or to, a payload over
+// Config.MaxFrameBytes, or a payload wire.Decode rejects is logged at Warn
+// level and dropped; the stream carries on with the next frame. Only a
+// frame too large for gRPC itself (more than MaxFrameBytes plus 1 MiB)
+// ends its stream, after which the sender reconnects.
+//
+// # WAN emulation
+//
+// Config.Delay and SetDelay add a one-way delay per destination: a frame
+// sent at time t with delay d is held until t+d before it is written. The
+// delay is a lower bound and never reorders a link: a frame also waits for
+// the frames queued before it.
+//
+// # Security
+//
+// With Config.TLS and Config.ClientTLS set, both directions use TLS; set
+// ClientAuth to tls.RequireAndVerifyClientCert in Config.TLS for mutual TLS,
+// so that only processes holding a certificate from the deployment's CA can
+// send frames. With both nil the transport is insecure (tests, loopback).
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/wire"
+	"github.com/causeway/causeway/wire/transportpb"
+)
+
+// DefaultQueueLimit is the default bound, in frames, of each link's queue.
+const DefaultQueueLimit = 4096
+
+// MaxIDBytes bounds the from and to node IDs of a frame.
+const MaxIDBytes = 1024
+
+const (
+	// frameSlack is what gRPC accepts beyond MaxFrameBytes, so that an
+	// oversized payload reaches the validation in this package (and is
+	// dropped) instead of ending the stream inside gRPC.
+	frameSlack = 1 << 20
+	// minBackoff and maxBackoff bound the wait before reopening a link.
+	minBackoff = 50 * time.Millisecond
+	maxBackoff = 2 * time.Second
+	// stableAfter is how long a stream must stay up for the backoff to
+	// start again from minBackoff when it breaks.
+	stableAfter = 2 * time.Second
+	// closeGrace bounds how long Close waits for peers to acknowledge the
+	// end of the streams before cutting them.
+	closeGrace = 2 * time.Second
+)
+
+// ErrQueueFull is returned by Send when the link's queue holds
+// Config.QueueLimit frames already.
+var ErrQueueFull = errors.New("transport: link queue full")
+
+// ErrClosed is returned by Send after Close.
+var ErrClosed = errors.New("transport: closed")
+
+// Config configures a Transport.
+type Config struct {
+	// Self is the address to listen on, for example "10.0.0.1:7000" or
+	// "127.0.0.1:0" (any free port; Addr reports the one chosen).
+	Self string
+	// Logger receives link events and dropped frames (default: discard).
+	Logger *slog.Logger
+	// TLS configures the server side; nil serves without TLS. Set
+	// ClientAuth to tls.RequireAndVerifyClientCert for mutual TLS.
+	TLS *tls.Config
+	// ClientTLS configures the links this transport dials; nil dials
+	// without TLS. An empty ServerName is taken from the destination
+	// address.
+	ClientTLS *tls.Config
+	// QueueLimit bounds each link's queue, in frames (default
+	// DefaultQueueLimit).
+	QueueLimit int
+	// MaxFrameBytes bounds a frame's payload (default and maximum
+	// wire.MaxFrameBytes). Send refuses larger messages and the receiver
+	// drops them.
+	MaxFrameBytes int
+	// Handler is called for every valid frame received, with the frame's
+	// node IDs and decoded message. Frames of one link are handed over in
+	// order, one at a time; different links call it concurrently, so it
+	// must be safe for concurrent use. A slow Handler slows down its link
+	// (and, through gRPC flow control, the sender). Nil discards frames.
+	Handler func(from, to string, msg proto.Message)
+	// Delay, if set, gives the one-way delay to add to frames sent to
+	// toAddr (WAN emulation); SetDelay overrides it per address. It is
+	// called on every Send and must be safe for concurrent use.
+	Delay func(toAddr string) time.Duration
+}
+
+// Stats counts what a Transport did since New.
+type Stats struct {
+	// Sent counts frames written to a stream (they may still be lost if
+	// the stream breaks).
+	Sent uint64
+	// Received counts valid frames handed to Config.Handler.
+	Received uint64
+	// Dropped counts frames discarded: invalid frames received, and frames
+	// still queued when Close was called.
+	Dropped uint64
+	// Reconnects counts attempts to reopen a link's stream after it broke
+	// or could not be opened.
+	Reconnects uint64
+}
+
+// Transport is one process's endpoint: a gRPC server receiving frames and
+// one outgoing link per destination address. Its methods are safe for
+// concurrent use.
+type Transport struct {
+	cfg      Config
+	log      *slog.Logger
+	lis      net.Listener
+	srv      *grpc.Server
+	dialOpts []grpc.DialOption
+
+	ctx    context.Context // cancelled by Close: links stop
+	cancel context.CancelFunc
+
+	mu     sync.RWMutex
+	links  map[string]*link
+	closed bool
+
+	delayMu sync.RWMutex
+	delays  map[string]time.Duration
+
+	closing   chan struct{} // closed by Close: Link handlers return
+	linkWG    sync.WaitGroup
+	recvWG    sync.WaitGroup
+	serveDone chan struct{}
+	closeOnce sync.Once
+
+	sent, received, dropped, reconnects atomic.Uint64
+
+	// onLinkDown, if set (by tests, before the first Send), is called each
+	// time a link's stream fails to open or breaks.
+	onLinkDown func(addr string, err error)
+}
+
+// New listens on cfg.Self and starts serving.
+func New(cfg Config) (*Transport, error) {
+	if cfg.Self == "" {
+		return nil, errors.New("transport: Config.Self (the listen address) is empty")
+	}
+	if cfg.QueueLimit <= 0 {
+		cfg.QueueLimit = DefaultQueueLimit
+	}
+	if cfg.MaxFrameBytes <= 0 {
+		cfg.MaxFrameBytes = wire.MaxFrameBytes
+	}
+	if cfg.MaxFrameBytes > wire.MaxFrameBytes {
+		return nil, fmt.Errorf("transport: MaxFrameBytes %d is over wire.MaxFrameBytes (%d)", cfg.MaxFrameBytes, wire.MaxFrameBytes)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lis, err := net.Listen("tcp", cfg.Self)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen on %s: %w", cfg.Self, err)
+	}
+	t := &Transport{
+		cfg:       cfg,
+		log:       log,
+		lis:       lis,
+		links:     map[string]*link{},
+		delays:    map[string]time.Duration{},
+		closing:   make(chan struct{}),
+		serveDone: make(chan struct{}),
+	}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+
+	serverCreds := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		serverCreds = credentials.NewTLS(cfg.TLS)
+	}
+	t.srv = grpc.NewServer(
+		grpc.Creds(serverCreds),
+		grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.MaxRecvMsgSize(cfg.MaxFrameBytes+frameSlack),
+		grpc.WaitForHandlers(true),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+	)
+	transportpb.RegisterTransportServer(t.srv, &linkServer{t: t})
+
+	clientCreds := insecure.NewCredentials()
+	if cfg.ClientTLS != nil {
+		clientCreds = credentials.NewTLS(cfg.ClientTLS)
+	}
+	t.dialOpts = []grpc.DialOption{
+		grpc.WithTransportCredentials(clientCreds),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoffConfig(),
+			MinConnectTimeout: 5 * time.Second,
+		}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
+	}
+
+	go func() {
+		defer close(t.serveDone)
+		if err := t.srv.Serve(lis); err != nil {
+			t.log.Error("transport: server stopped", "addr", lis.Addr().String(), "err", err)
+		}
+	}()
+	return t, nil
+}
+
+// Addr returns the address the transport listens on (with the actual port
+// when Config.Self asked for port 0).
+func (t *Transport) Addr() string { return t.lis.Addr().String() }
+
+// Send encodes msg with wire.Encode and queues it on the link to toAddr,
+// tagged with the sending node from and the receiving node to. It never
+// blocks: it returns ErrQueueFull when the link's queue is full, ErrClosed
+// after Close, and an error for an empty, over-long (MaxIDBytes) or
+// non-UTF-8 node ID or a message that does not encode within
+// Config.MaxFrameBytes. A nil error
+// means the frame was queued, not that it will arrive.
+func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
+	if err := checkIDs(from, to); err != nil {
+		return err
+	}
+	payload, err := wire.Encode(msg)
+	if err != nil {
+		return fmt.Errorf("transport: %w", err)
+	}
+	if len(payload) > t.cfg.MaxFrameBytes {
+		return fmt.Errorf("transport: encoded %T is %d bytes, over the %d-byte limit", msg, len(payload), t.cfg.MaxFrameBytes)
+	}
+	f := outFrame{
+		frame: &transportpb.Frame{Payload: payload, From: from, To: to},
+		due:   time.Now().Add(t.delayFor(toAddr)),
+	}
+
+	t.mu.RLock()
+	if t.closed {
+		t.mu.RUnlock()
+		return ErrClosed
+	}
+	l := t.links[toAddr]
+	if l != nil {
+		err = l.enqueue(f)
+		t.mu.RUnlock()
+		return err
+	}
+	t.mu.RUnlock()
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return ErrClosed
+	}
+	if l = t.links[toAddr]; l == nil {
+		l, err = t.newLink(toAddr)
+		if err != nil {
+			return err
+		}
+		t.links[toAddr] = l
+	}
+	return l.enqueue(f)
+}
+
+// SetDelay sets the one-way delay added to frames sent to toAddr from now
+// on, overriding Config.Delay for that address; a negative d removes the
+// override. Frames already queued keep the delay they were sent with.
+func (t *Transport) SetDelay(toAddr string, d time.Duration) {
+	t.delayMu.Lock()
+	defer t.delayMu.Unlock()
+	if d < 0 {
+		delete(t.delays, toAddr)
+		return
+	}
+	t.delays[toAddr] = d
+}
+
+// delayFor returns the delay of a frame sent now to addr.
+func (t *Transport) delayFor(addr string) time.Duration {
+	t.delayMu.RLock()
+	d, ok := t.delays[addr]
+	t.delayMu.RUnlock()
+	if !ok && t.cfg.Delay != nil {
+		d = t.cfg.Delay(addr)
+	}
+	return max(d, 0)
+}
+
+// Stats returns the counters so far.
+func (t *Transport) Stats() Stats {
+	return Stats{
+		Sent:       t.sent.Load(),
+		Received:   t.received.Load(),
+		Dropped:    t.dropped.Load(),
+		Reconnects: t.reconnects.Load(),
+	}
+}
+
+// Close shuts the transport down: it stops accepting connections, ends the
+// incoming streams, half-closes every outgoing stream so that the frames
+// already written reach the peer (waiting at most a couple of seconds for
+// it), drops the frames still queued, and waits for every goroutine it
+// started, including Handler calls in progress. After Close returns the
+// Handler is not called again. Close is idempotent.
+func (t *Transport) Close() error {
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		t.closed = true
+		t.mu.Unlock()
+
+		// Incoming side: Link handlers return, then the server drains its
+		// connections (forcibly if peers do not answer in time).
+		close(t.closing)
+		stopped := make(chan struct{})
+		go func() {
+			t.srv.GracefulStop()
+			close(stopped)
+		}()
+		grace := time.NewTimer(closeGrace)
+		select {
+		case <-stopped:
+		case <-grace.C:
+			t.srv.Stop()
+			<-stopped
+		}
+		grace.Stop()
+		<-t.serveDone
+		t.recvWG.Wait()
+
+		// Outgoing side.
+		t.cancel()
+		t.linkWG.Wait()
+	})
+	return nil
+}
+
+// checkIDs validates the node IDs of a frame.
+func checkIDs(from, to string) error {
+	switch {
+	case from == "":
+		return errors.New("transport: empty from")
+	case to == "":
+		return errors.New("transport: empty to")
+	case len(from) > MaxIDBytes:
+		return fmt.Errorf("transport: from is %d bytes, over the %d-byte limit", len(from), MaxIDBytes)
+	case len(to) > MaxIDBytes:
+		return fmt.Errorf("transport: to is %d bytes, over the %d-byte limit", len(to), MaxIDBytes)
+	case !utf8.ValidString(from) || !utf8.ValidString(to):
+		return errors.New("transport: node ID is not valid UTF-8")
+	}
+	return nil
+}
