@@ -45,11 +45,7 @@ func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) S
 // that claims causal+ consistency passes the checker and the replicas
 // converge once the faults heal. The failing seed is printed for replay.
 func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
-	// karma (with caches) still fails 1 seed in 50 (seed 48 on local3, an
-	// order disagreement involving a cache fill): see docs/status.md. It
-	// joins this list once fixed; karma-nc and cops-pr share all its other
-	// code and pass.
-	for _, proto := range []string{"cops", "karma-nc", "cops-pr"} {
+	for _, proto := range []string{"cops", "karma", "karma-nc", "cops-pr"} {
 		t.Run(proto, func(t *testing.T) {
 			seeds := 50
 			if testing.Short() || raceEnabled {

@@ -69,7 +69,10 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		if b.Version > c.floor[b.Key] {
 			c.floor[b.Key] = b.Version
 		}
-		if e := c.byKey[b.Key]; e != nil && e.Value.(*cached).version < b.Version {
+		// Drop the key whatever version it has: the MM forgets this cache
+		// for the key once invalidated, so a copy kept here (even of a
+		// newer version) would miss the key's next invalidation.
+		if e := c.byKey[b.Key]; e != nil {
 			c.lru.Remove(e)
 			delete(c.byKey, b.Key)
 		}
