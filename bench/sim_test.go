@@ -72,6 +72,43 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 	}
 }
 
+// TestRingProtocolsPassUnderHeavyLoad runs the ring protocols on the Karma
+// paper's setting (karma-aws8, ycsb-95-5, zipfian hot keys) with hundreds
+// of client threads: hot keys are then always in flight and caches are
+// filled and invalidated concurrently, which the small fault runs do not
+// exercise (a cache race was found this way).
+func TestRingProtocolsPassUnderHeavyLoad(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("heavy-load runs take too long under -race; make test runs them without it")
+	}
+	p := func(name string) protocol.Protocol {
+		pr, err := protocol.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr
+	}
+	tp, err := topology.Lookup("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("ycsb-95-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"karma", "karma-nc", "cops-pr"} {
+		res, err := RunSim(SimSpec{Protocol: p(name), Topology: tp, Workload: w, Seed: 7, Duration: 3 * time.Second,
+			Clients: 400, ServiceTime: 100 * time.Microsecond, Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Check.OK {
+			t.Errorf("%s under heavy load failed the checker (replay: causeway sim --protocol %s --topology karma-aws8 --workload ycsb-95-5 --duration 3s --clients 400 --jitter 20ms --seed 7): %s",
+				name, name, res.Check.FirstViolation())
+		}
+	}
+}
+
 // TestEventualIsCaught proves the checker catches a protocol that does not
 // track causality: on some seeds of each topology, with and without random
 // faults, eventual's history has a violation, while its replicas converge.

@@ -20,23 +20,26 @@ type cached struct {
 // and silent LRU eviction; middle men invalidate it before a new version
 // counts as written.
 //
-// A fill that raced with an invalidation must not resurrect the old value:
-// the cache remembers, per key, the newest version it was told to
-// invalidate (floor) and refuses older fills; and a fill is accepted only
-// by the incarnation that answered the miss (epoch), because a restarted
-// cache has forgotten its floors.
+// A fill must not outlive the middle man's memory of it: an MM forgets the
+// caches of a key each time it invalidates them, so a fill that arrives
+// after any invalidation of its key since the miss (whatever the versions)
+// could never be invalidated again. The cache numbers its invalidations
+// (seq), remembers the last one of each key, and refuses a fill whose miss
+// came before it; and a fill is accepted only by the incarnation that
+// answered the miss (epoch), because a restarted cache has forgotten.
 type dcCache struct {
 	id       protocol.NodeID
 	capacity int
 	epoch    uint64
 	lru      *list.List               // of *cached, most recent first
 	byKey    map[string]*list.Element // key -> element of lru
-	floor    map[string]uint64
+	seq      uint64                   // invalidations received
+	lastInv  map[string]uint64        // key -> seq of its last invalidation
 }
 
 func newCache(p *Protocol, cfg protocol.NodeConfig) *dcCache {
 	return &dcCache{id: cfg.ID, capacity: p.opts.CacheCapacity, lru: list.New(),
-		byKey: map[string]*list.Element{}, floor: map[string]uint64{}}
+		byKey: map[string]*list.Element{}, lastInv: map[string]uint64{}}
 }
 
 // Start implements protocol.Node: the incarnation's epoch is its start
@@ -54,7 +57,7 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.CacheGet:
-		rep := &pb.CacheGetReply{ReqId: b.ReqId, Epoch: c.epoch}
+		rep := &pb.CacheGetReply{ReqId: b.ReqId, Epoch: c.epoch, Seq: c.seq}
 		if e := c.byKey[b.Key]; e != nil {
 			c.lru.MoveToFront(e)
 			o := e.Value.(*cached)
@@ -62,13 +65,12 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		}
 		r.Send(c.id, m.From, rep)
 	case *pb.CacheFill:
-		if b.Epoch == c.epoch && b.Version >= c.floor[b.Key] {
+		if b.Epoch == c.epoch && c.lastInv[b.Key] <= b.Seq {
 			c.fill(b.Key, b.Value, b.Version)
 		}
 	case *pb.Invalidate:
-		if b.Version > c.floor[b.Key] {
-			c.floor[b.Key] = b.Version
-		}
+		c.seq++
+		c.lastInv[b.Key] = c.seq
 		// Drop the key whatever version it has: the MM forgets this cache
 		// for the key once invalidated, so a copy kept here (even of a
 		// newer version) would miss the key's next invalidation.

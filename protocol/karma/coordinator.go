@@ -52,7 +52,7 @@ type pendingGet struct {
 	deadline   time.Duration
 	tried      map[int]bool
 	cacheDC    string
-	epoch      uint64
+	epoch, seq uint64 // of the cache's miss, for the fill
 }
 
 // threadState is what the CC keeps for one client thread (session).
@@ -487,7 +487,7 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 	}
 	g := t.get
 	if !b.Hit {
-		g.epoch = b.Epoch
+		g.epoch, g.seq = b.Epoch, b.Seq
 		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
 		return
 	}
@@ -534,7 +534,7 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
 		}
 	} else if b.Version > 0 && g.cacheDC != "" && g.epoch != 0 {
-		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch})
+		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq})
 	}
 	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
 		WideArea: dc != c.dc, Restricted: g.restricted})

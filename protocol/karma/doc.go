@@ -86,9 +86,12 @@
 //   - A version is committed (and answers DepChecks) only after its cache
 //     invalidations are acknowledged, so that a stable value read later
 //     can never be followed by an older cached one.
-//   - Cache fills carry the cache's incarnation and the cache refuses fills
-//     older than the newest invalidation it has seen: this closes the race
-//     between a fill in transit and an invalidation the paper leaves open.
+//   - A cache drops a key on any invalidation, and refuses a fill when the
+//     key was invalidated after the miss that led to it, or the cache
+//     restarted since: an MM forgets a cache once it invalidated it, so
+//     such a copy could never be invalidated again. This closes the race
+//     between a fill in transit and an invalidation the paper leaves open
+//     (both were found by the checker).
 //   - After an MM restarts it assumes every DC may cache each key until the
 //     key's next write (cached-at sets are not persisted).
 //   - One propagator per ring per CC, pipelined across client threads

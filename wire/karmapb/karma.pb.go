@@ -801,8 +801,10 @@ type CacheGetReply struct {
 	Hit     bool                   `protobuf:"varint,2,opt,name=hit,proto3" json:"hit,omitempty"`
 	Value   []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
 	Version uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
-	// epoch names the cache's incarnation; a fill must carry it back.
+	// epoch names the cache's incarnation and seq its invalidation count at
+	// the miss; a fill must carry both back.
 	Epoch         uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Seq           uint64 `protobuf:"varint,6,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -872,6 +874,13 @@ func (x *CacheGetReply) GetEpoch() uint64 {
 	return 0
 }
 
+func (x *CacheGetReply) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 // CacheFill: CC -> cache, with a stable value it read from a ring.
 type CacheFill struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -879,6 +888,7 @@ type CacheFill struct {
 	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	Epoch         uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Seq           uint64                 `protobuf:"varint,5,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -937,6 +947,13 @@ func (x *CacheFill) GetVersion() uint64 {
 func (x *CacheFill) GetEpoch() uint64 {
 	if x != nil {
 		return x.Epoch
+	}
+	return 0
+}
+
+func (x *CacheFill) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
 	}
 	return 0
 }
@@ -1113,18 +1130,20 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"~\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\x90\x01\n" +
 	"\rCacheGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03hit\x18\x02 \x01(\bR\x03hit\x12\x14\n" +
 	"\x05value\x18\x03 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\"c\n" +
+	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x10\n" +
+	"\x03seq\x18\x06 \x01(\x04R\x03seq\"u\n" +
 	"\tCacheFill\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\"L\n" +
+	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\x12\x10\n" +
+	"\x03seq\x18\x05 \x01(\x04R\x03seq\"L\n" +
 	"\n" +
 	"Invalidate\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +

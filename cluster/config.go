@@ -1,0 +1,427 @@
+// Package cluster describes and runs a multi-process Causeway cluster: the
+// cluster.yaml file that every node process and client reads, and the
+// management of a local cluster (one `causeway server` process per node on
+// loopback) behind `causeway cluster up|down|status`.
+//
+// # cluster.yaml
+//
+// The file is self-contained: it holds the whole topology document, so a
+// cluster keeps running on the topology it was planned on even if a preset
+// of the same name changes later.
+//
+//	protocol: cops              # a registered protocol (causeway protocols)
+//	tls: false                  # mutual TLS between every process
+//	certs_dir: /abs/dir/certs   # required when tls is true (causeway certs)
+//	wan_delay: true             # emulate the topology's one-way delays (default true)
+//	epoch: 2026-11-23T10:00:00Z # origin of the nodes' clocks (optional)
+//	clients:
+//	  listen: 127.0.0.1:0       # where client processes receive replies (default)
+//	nodes:
+//	  - {id: a/s0, addr: 127.0.0.1:40001, http: 127.0.0.1:40002, data: /abs/dir/data/a_s0}
+//	  - …                       # one entry per protocol.NodeSpec of protocol on topology
+//	topology:                   # the full topology document (topology.Topology.Marshal)
+//	  name: local3
+//	  datacenters: …
+//
+// Decoding is strict: an unknown field, a second YAML document, or any
+// inconsistency (a node the protocol does not run, a missing one, two
+// nodes on one address, …) is an error naming the field. Relative data and
+// certs_dir paths in a file are taken relative to the file's directory.
+//
+// addr is the node's transport (gRPC) address; http serves /healthz and
+// /metrics. With wan_delay, every process delays each frame it sends by
+// the one-way delay (RTT/2) between its datacenter and the destination's
+// (see runtime/node). epoch fixes the zero of the clock the protocol state
+// machines see, so that every process of the cluster, and a node restarted
+// later, reads the same clock (protocols that take versions from the
+// clock, such as eventual, need it monotonic across restarts); without it
+// the Unix epoch is used.
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/protocol"
+	_ "github.com/causeway/causeway/protocol/all" // a cluster file names any registered protocol
+	"github.com/causeway/causeway/topology"
+)
+
+// FileName is the name of the configuration file in a cluster directory.
+const FileName = "cluster.yaml"
+
+// ClientCertName is the certificate (in certs_dir) that client processes
+// use when tls is true. Clients also serve (nodes send replies to them),
+// so it must be a node certificate: `causeway certs --nodes …,client`.
+const ClientCertName = "client"
+
+// DefaultClientListen is where a client process receives replies when
+// clients.listen is not set: any free loopback port.
+const DefaultClientListen = "127.0.0.1:0"
+
+// Config is the content of cluster.yaml.
+type Config struct {
+	// Protocol is the name of a registered protocol.
+	Protocol string `yaml:"protocol"`
+	// TLS turns on mutual TLS between every process of the cluster.
+	TLS bool `yaml:"tls"`
+	// CertsDir holds ca.crt and each node's NAME.crt and NAME.key (see
+	// package certs); required when TLS is true.
+	CertsDir string `yaml:"certs_dir,omitempty"`
+	// WANDelay makes every process delay the frames it sends by the
+	// topology's one-way delay to the destination's datacenter. It
+	// defaults to true when the field is absent.
+	WANDelay bool `yaml:"wan_delay"`
+	// Epoch is the zero of the nodes' clock (zero: the Unix epoch).
+	Epoch time.Time `yaml:"epoch,omitempty"`
+	// Clients configures client processes.
+	Clients Clients `yaml:"clients,omitempty"`
+	// Nodes lists every server node of Protocol on Topology.
+	Nodes []Node `yaml:"nodes"`
+	// Topology is the full topology the cluster runs on.
+	Topology *topology.Topology `yaml:"topology"`
+}
+
+// Clients configures the client side.
+type Clients struct {
+	// Listen is the address a client process receives replies on (empty:
+	// DefaultClientListen). A fixed port allows one client process at a
+	// time.
+	Listen string `yaml:"listen,omitempty"`
+}
+
+// Node is one server node of the cluster.
+type Node struct {
+	// ID is the protocol node ID, "DC/name".
+	ID string `yaml:"id"`
+	// Addr is the host:port of the node's transport.
+	Addr string `yaml:"addr"`
+	// HTTP is the host:port serving /healthz and /metrics.
+	HTTP string `yaml:"http"`
+	// Data is the node's storage directory.
+	Data string `yaml:"data"`
+}
+
+// Node returns the entry of node id, or nil.
+func (c *Config) Node(id string) *Node {
+	for i := range c.Nodes {
+		if c.Nodes[i].ID == id {
+			return &c.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// NodeIDs lists the node IDs in file order.
+func (c *Config) NodeIDs() []string {
+	ids := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		ids[i] = n.ID
+	}
+	return ids
+}
+
+// ClientListen returns the address client processes listen on.
+func (c *Config) ClientListen() string {
+	if c.Clients.Listen == "" {
+		return DefaultClientListen
+	}
+	return c.Clients.Listen
+}
+
+// Stem is the file name stem of node id: id with "/" replaced by "_" (as
+// for certificates, data directories, logs and pid files).
+func Stem(id string) string { return certs.FileStem(id) }
+
+// Plan makes the configuration of a new local cluster of protocolName on
+// topo whose files live under dir: one node per protocol.NodeSpec, each
+// with two free loopback ports (transport and HTTP) and its data in
+// dir/data/<stem>. WANDelay is on, TLS off, Epoch now. The ports are free
+// when Plan returns, but nothing reserves them.
+func Plan(topo *topology.Topology, protocolName, dir string) (*Config, error) {
+	if topo == nil {
+		return nil, errors.New("cluster: no topology")
+	}
+	p, err := protocol.Lookup(protocolName)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if err := p.Validate(topo); err != nil {
+		return nil, fmt.Errorf("cluster: protocol %s cannot run on topology %s: %w", p.Name(), topo.Name, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	specs := p.Nodes(topo)
+	ports, err := freePorts(2 * len(specs))
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{
+		Protocol: p.Name(),
+		WANDelay: true,
+		Epoch:    time.Now().UTC().Truncate(time.Second),
+		Topology: topo,
+	}
+	for i, s := range specs {
+		id := string(s.ID)
+		cfg.Nodes = append(cfg.Nodes, Node{
+			ID:   id,
+			Addr: ports[2*i],
+			HTTP: ports[2*i+1],
+			Data: filepath.Join(abs, "data", Stem(id)),
+		})
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// freePorts returns n distinct free loopback addresses: it listens on
+// 127.0.0.1:0 n times (all at once, so the ports differ) and closes the
+// listeners.
+func freePorts(n int) ([]string, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	out := make([]string, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("cluster: finding a free port: %w", err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().String())
+	}
+	return out, nil
+}
+
+// Parse decodes and validates cluster.yaml content. Relative paths are
+// kept as they are.
+func Parse(data []byte) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	cfg := &Config{WANDelay: true} // defaults of absent fields
+	if err := dec.Decode(cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("cluster: empty file")
+		}
+		return nil, fmt.Errorf("cluster: invalid YAML: %w", err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("cluster: more than one YAML document")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Load reads and validates the cluster file at path (a cluster.yaml, or a
+// directory holding one). Relative data and certs_dir paths are resolved
+// against the file's directory.
+func Load(path string) (*Config, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, FileName)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	resolve := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(base, p)
+	}
+	cfg.CertsDir = resolve(cfg.CertsDir)
+	for i := range cfg.Nodes {
+		cfg.Nodes[i].Data = resolve(cfg.Nodes[i].Data)
+	}
+	return cfg, nil
+}
+
+// Marshal encodes the configuration as YAML.
+func (c *Config) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# Causeway cluster file: written by `causeway cluster up`, read by\n# `causeway server` and clients. Edit with care: every process must agree.\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Save validates the configuration and writes it to path atomically (a
+// temporary file renamed into place), creating the directory if needed.
+func (c *Config) Save(path string) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	data, err := c.Marshal()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("cluster: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Validate checks the configuration; every error names its field.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	var p protocol.Protocol
+	if c.Protocol == "" {
+		bad("protocol: missing (valid: %v)", protocol.Names())
+	} else if pp, err := protocol.Lookup(c.Protocol); err != nil {
+		bad("protocol: %v", err)
+	} else {
+		p = pp
+	}
+	if c.Topology == nil {
+		bad("topology: missing (the full topology document)")
+	} else if err := c.Topology.Validate(); err != nil {
+		bad("topology: %v", err)
+	} else if p != nil {
+		if err := p.Validate(c.Topology); err != nil {
+			bad("protocol: %s cannot run on topology %s: %v", p.Name(), c.Topology.Name, err)
+			p = nil
+		}
+	}
+	if c.TLS && c.CertsDir == "" {
+		bad("certs_dir: required when tls is true")
+	}
+	if c.Clients.Listen != "" {
+		if err := checkAddr(c.Clients.Listen, true); err != nil {
+			bad("clients.listen: %v", err)
+		}
+	}
+	if len(c.Nodes) == 0 {
+		bad("nodes: none listed")
+	}
+	var want map[string]bool
+	if p != nil {
+		want = map[string]bool{}
+		for _, s := range p.Nodes(c.Topology) {
+			want[string(s.ID)] = true
+		}
+	}
+	ids := map[string]int{}
+	addrs := map[string]string{}
+	claim := func(field, addr string) {
+		if prev, dup := addrs[addr]; dup {
+			bad("%s: %s is also %s", field, addr, prev)
+			return
+		}
+		addrs[addr] = field
+	}
+	for i, n := range c.Nodes {
+		f := fmt.Sprintf("nodes[%d]", i)
+		switch {
+		case n.ID == "":
+			bad("%s.id: missing", f)
+		case want != nil && !want[n.ID]:
+			bad("%s.id: %q is not a node of protocol %s on topology %s", f, n.ID, c.Protocol, c.Topology.Name)
+		}
+		if n.ID != "" {
+			if prev, dup := ids[n.ID]; dup {
+				bad("%s.id: %q is also nodes[%d]", f, n.ID, prev)
+			}
+			ids[n.ID] = i
+		}
+		if err := checkAddr(n.Addr, false); err != nil {
+			bad("%s.addr: %v", f, err)
+		} else {
+			claim(f+".addr", n.Addr)
+		}
+		if err := checkAddr(n.HTTP, false); err != nil {
+			bad("%s.http: %v", f, err)
+		} else {
+			claim(f+".http", n.HTTP)
+		}
+		if n.Data == "" {
+			bad("%s.data: missing", f)
+		}
+	}
+	if want != nil {
+		for _, s := range p.Nodes(c.Topology) {
+			if _, ok := ids[string(s.ID)]; !ok {
+				bad("nodes: node %s of protocol %s on topology %s is missing", s.ID, c.Protocol, c.Topology.Name)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("cluster: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkAddr checks a host:port address; port 0 is allowed only if zeroOK.
+func checkAddr(addr string, zeroOK bool) error {
+	if addr == "" {
+		return errors.New("missing (want host:port)")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %v", addr, err)
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", addr)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 || (n == 0 && !zeroOK) {
+		return fmt.Errorf("%q: port %q is not between 1 and 65535", addr, port)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package node
+
+import (
+	"container/heap"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+)
+
+// clock is the clock the state machines see: the time since the cluster's
+// epoch, read once from the wall clock when the clock is made and then
+// advanced by the monotonic clock, so that it never goes backwards within
+// a process and agrees (to the hosts' clock sync) across processes and
+// restarts.
+type clock struct {
+	base  time.Duration
+	start time.Time
+}
+
+func newClock(epoch time.Time) clock {
+	if epoch.IsZero() {
+		epoch = time.Unix(0, 0)
+	}
+	start := time.Now()
+	return clock{base: max(start.Sub(epoch), 0), start: start}
+}
+
+func (c clock) now() time.Duration { return c.base + time.Since(c.start) }
+
+type inputKind uint8
+
+const (
+	inMessage inputKind = iota // a message from another node
+	inSubmit                   // a client operation for a session
+)
+
+// input is one thing queued for a state machine.
+type input struct {
+	kind  inputKind
+	from  protocol.NodeID
+	msg   proto.Message
+	req   protocol.Request
+	reply func(protocol.Reply) // of an inSubmit
+}
+
+// inbox is the unbounded queue of a machine's inputs. Pushers (transport
+// handlers, clients) never block; the machine's goroutine takes everything
+// queued at once.
+type inbox struct {
+	mu     sync.Mutex
+	q      []input
+	closed bool
+	notify chan struct{} // capacity 1: wakes the machine
+}
+
+func newInbox() *inbox { return &inbox{notify: make(chan struct{}, 1)} }
+
+// push queues in; it reports false (dropping in) once the inbox is closed.
+func (b *inbox) push(in input) bool {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return false
+	}
+	b.q = append(b.q, in)
+	b.mu.Unlock()
+	select {
+	case b.notify <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take appends every queued input to dst and empties the queue.
+func (b *inbox) take(dst []input) []input {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	dst = append(dst, b.q...)
+	clear(b.q)
+	b.q = b.q[:0]
+	return dst
+}
+
+// len is the number of queued inputs.
+func (b *inbox) len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.q)
+}
+
+// close refuses further pushes and drops what is queued; it returns how
+// many inputs were dropped.
+func (b *inbox) close() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(b.q)
+	b.closed, b.q = true, nil
+	return n
+}
+
+// timerEntry is a pending protocol timer.
+type timerEntry struct {
+	at    time.Duration // on the machine's clock
+	seq   uint64        // ties broken in the order the timers were set
+	token uint64
+}
+
+type timerHeap []timerEntry
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timerEntry)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// machine drives one protocol state machine (a server node or a client
+// session) on one goroutine: everything but box belongs to that goroutine
+// while run runs.
+type machine struct {
+	id    protocol.NodeID
+	sm    protocol.Node
+	clock clock
+	box   *inbox
+	log   *slog.Logger
+
+	// persist applies a Ready's storage writes (nil: the machine has no
+	// storage, and asking for writes is a failure).
+	persist func(writes []storage.Write, sync bool) error
+	// send hands one message (from this machine) to the network.
+	send func(m protocol.Message)
+	// received, if set, is told about each message before it is stepped.
+	received func(m protocol.Message)
+	// visible, if set, is told about each visibility report.
+	visible func(v protocol.Visibility)
+
+	timers  timerHeap
+	seq     uint64
+	onReply func(protocol.Reply) // of the outstanding submission
+}
+
+// run starts the state machine and handles its inputs and timers until
+// stop is closed (it then returns nil) or a Ready cannot be persisted (it
+// then returns the error: acting on the Ready's effects could break the
+// protocol's durability promises). The inbox is closed when run returns.
+func (m *machine) run(stop <-chan struct{}, started func()) error {
+	defer m.box.close()
+	if err := m.apply(m.sm.Start(m.clock.now())); err != nil {
+		return err
+	}
+	if started != nil {
+		started()
+	}
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
+	var batch []input
+	for {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		for len(m.timers) > 0 && m.timers[0].at <= m.clock.now() {
+			e := heap.Pop(&m.timers).(timerEntry)
+			if err := m.apply(m.sm.Tick(m.clock.now(), e.token)); err != nil {
+				return err
+			}
+		}
+		batch = m.box.take(batch[:0])
+		for i, in := range batch {
+			batch[i] = input{}
+			if err := m.handle(in); err != nil {
+				return err
+			}
+			select {
+			case <-stop:
+				return nil
+			default:
+			}
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		var fire <-chan time.Time
+		if len(m.timers) > 0 {
+			wake.Reset(max(m.timers[0].at-m.clock.now(), 0))
+			fire = wake.C
+		}
+		select {
+		case <-stop:
+			return nil
+		case <-m.box.notify:
+		case <-fire:
+		}
+		wake.Stop() // since Go 1.23 a stopped timer delivers no stale value
+	}
+}
+
+// handle hands one input to the state machine and applies its Ready.
+func (m *machine) handle(in input) error {
+	now := m.clock.now()
+	var r protocol.Ready
+	switch in.kind {
+	case inMessage:
+		msg := protocol.Message{From: in.from, To: m.id, Body: in.msg}
+		if m.received != nil {
+			m.received(msg)
+		}
+		r = m.sm.Step(now, msg)
+	case inSubmit:
+		s, ok := m.sm.(protocol.Session)
+		if !ok {
+			return fmt.Errorf("node %s is not a session: it cannot take client operations", m.id)
+		}
+		if m.onReply != nil {
+			// Session.Do holds the busy token, so this cannot happen.
+			panic(fmt.Sprintf("node: session %s got an operation while one is outstanding", m.id))
+		}
+		m.onReply = in.reply
+		r = s.Submit(now, in.req)
+	}
+	return m.apply(r)
+}
+
+// apply carries out a Ready: its storage writes first (synced if asked),
+// and only once they are done its messages, timers, visibility reports and
+// replies.
+func (m *machine) apply(r protocol.Ready) error {
+	if len(r.Persist.Writes) > 0 {
+		if m.persist == nil {
+			return fmt.Errorf("node %s asked to persist %d writes but has no storage", m.id, len(r.Persist.Writes))
+		}
+		if err := m.persist(r.Persist.Writes, r.Persist.Sync); err != nil {
+			return fmt.Errorf("storage: %w", err)
+		}
+	}
+	for _, msg := range r.After.Messages {
+		if msg.From != m.id {
+			m.log.Error("message with a forged sender dropped", "node", m.id, "from", msg.From, "to", msg.To)
+			continue
+		}
+		m.send(msg)
+	}
+	now := m.clock.now()
+	for _, t := range r.After.Timers {
+		m.seq++
+		heap.Push(&m.timers, timerEntry{at: now + t.After, seq: m.seq, token: t.Token})
+	}
+	for _, v := range r.After.Visible {
+		if m.visible != nil {
+			m.visible(v)
+		}
+	}
+	for _, rep := range r.After.Replies {
+		cb := m.onReply
+		if cb == nil {
+			m.log.Error("reply with no operation outstanding", "node", m.id, "op", rep.Op)
+			continue
+		}
+		m.onReply = nil
+		cb(rep)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package node
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"google.golang.org/protobuf/proto"
+)
+
+// metrics are a node's Prometheus metrics, in a registry of its own (so
+// that several nodes can run in one process), each labelled with the node
+// ID.
+type metrics struct {
+	reg         *prometheus.Registry
+	received    *prometheus.CounterVec // by message type
+	sent        *prometheus.CounterVec // by message type
+	dropped     *prometheus.CounterVec // by reason
+	writes      prometheus.Counter
+	batches     *prometheus.CounterVec // by sync
+	visible     prometheus.Counter
+	replyTracks prometheus.GaugeFunc
+}
+
+func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics {
+	reg := prometheus.NewRegistry()
+	labels := prometheus.Labels{"node": nodeID}
+	m := &metrics{
+		reg: reg,
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "causeway_messages_received_total", Help: "Protocol messages received, by message type.", ConstLabels: labels,
+		}, []string{"type"}),
+		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "causeway_messages_sent_total", Help: "Protocol messages handed to the transport, by message type.", ConstLabels: labels,
+		}, []string{"type"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "causeway_messages_dropped_total", Help: "Protocol messages dropped by the node host, by reason.", ConstLabels: labels,
+		}, []string{"reason"}),
+		writes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "causeway_storage_writes_total", Help: "Storage writes applied.", ConstLabels: labels,
+		}),
+		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "causeway_storage_batches_total", Help: "Storage batches applied (one per Ready that persists), by whether they were synced.", ConstLabels: labels,
+		}, []string{"sync"}),
+		visible: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "causeway_writes_visible_total", Help: "Writes the node reported readable.", ConstLabels: labels,
+		}),
+	}
+	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "causeway_queue_depth", Help: "Inputs waiting in the node's queue.", ConstLabels: labels,
+	}, queueDepth)
+	m.replyTracks = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "causeway_client_addresses", Help: "Client addresses the node has sent replies to.", ConstLabels: labels,
+	}, sessionAddrs)
+	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.visible, queue, m.replyTracks,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every drop reason appears from the start, at zero.
+	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed} {
+		m.dropped.WithLabelValues(r)
+	}
+	return m
+}
+
+// Drop reasons.
+const (
+	dropUnknownNode = "unknown_destination" // no address for the destination
+	dropWrongNode   = "wrong_node"          // a frame addressed to another node
+	dropSendFailed  = "send_failed"         // the transport refused it (queue full, closed)
+	dropQueueClosed = "stopped"             // arrived while the node was stopping
+)
+
+// typeName is the label of a message's type.
+func typeName(m proto.Message) string {
+	if m == nil {
+		return "nil"
+	}
+	return string(proto.MessageName(m))
+}
