@@ -109,6 +109,52 @@ func TestRingProtocolsPassUnderHeavyLoad(t *testing.T) {
 	}
 }
 
+// TestKarmaStaysAvailableWhenABackEndZoneFails checks karma.txt Table 1's
+// "Single AZ" row and Claim 1: with the back-end zone (storage servers and
+// middle men) of one DC of a multi-DC ring down for 5 s, Karma answers every
+// client (reads go to another ring), while COPS-PR, bound to the ring, does
+// not.
+func TestKarmaStaysAvailableWhenABackEndZoneFails(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("too long under -race; make test runs it without it")
+	}
+	tp, err := topology.Lookup("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("ycsb-95-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schedule, err := faults.Parse([]byte(`
+- {at: 1s, crash: "zone:us-east/back"}
+- {at: 6s, restart: "zone:us-east/back"}
+`), tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]int64{}
+	for _, name := range []string{"karma", "cops-pr"} {
+		p, err := protocol.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := RunSim(SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: 1, Duration: 7 * time.Second,
+			Clients: 64, ServiceTime: 100 * time.Microsecond, Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second,
+			Faults: schedule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Check.OK {
+			t.Errorf("%s failed the checker: %s", name, res.Check.FirstViolation())
+		}
+		errs[name] = res.Errors["get"] + res.Errors["put"]
+	}
+	if errs["karma"] != 0 || errs["cops-pr"] == 0 {
+		t.Errorf("failed operations with us-east's back end down: karma %d (want 0), cops-pr %d (want some)", errs["karma"], errs["cops-pr"])
+	}
+}
+
 // TestEventualIsCaught proves the checker catches a protocol that does not
 // track causality: on some seeds of each topology, with and without random
 // faults, eventual's history has a violation, while its replicas converge.

@@ -227,6 +227,12 @@ func Parse(data []byte) (*Config, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, errors.New("cluster: more than one YAML document")
 	}
+	if cfg.Topology != nil {
+		// Derives the topology's lookup tables; nothing shares it yet.
+		if err := cfg.Topology.Validate(); err != nil {
+			return nil, fmt.Errorf("cluster: topology: %w", err)
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -331,7 +337,7 @@ func (c *Config) Validate() error {
 	}
 	if c.Topology == nil {
 		bad("topology: missing (the full topology document)")
-	} else if err := c.Topology.Validate(); err != nil {
+	} else if err := checkTopology(c.Topology); err != nil {
 		bad("topology: %v", err)
 	} else if p != nil {
 		if err := p.Validate(c.Topology); err != nil {
@@ -405,6 +411,17 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("cluster: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// checkTopology validates a copy of t: Topology.Validate derives t's lookup
+// tables in place, and t may be in use by other goroutines.
+func checkTopology(t *topology.Topology) error {
+	data, err := t.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = topology.Parse(data)
+	return err
 }
 
 // checkAddr checks a host:port address; port 0 is allowed only if zeroOK.

@@ -466,7 +466,9 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 	case g.inCache:
 		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
 	case c.binding(t) >= 0:
-		c.readRing(now, t, g.ring, r)
+		// Still bound: ask the bound ring again. (A restriction lifted
+		// meanwhile frees the get to try another ring below.)
+		c.readRing(now, t, c.binding(t), r)
 	default:
 		dc, _ := c.topo.RingReplica(g.ring, g.key)
 		c.est[dc] = 2*c.est[dc] + 100*time.Millisecond

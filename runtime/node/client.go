@@ -1,0 +1,290 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/client"
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/transport"
+)
+
+// DefaultOpTimeout bounds every client operation unless
+// DialOptions.OpTimeout says otherwise.
+const DefaultOpTimeout = 5 * time.Second
+
+// ErrClosed is returned by operations on a closed Session or ClientConn.
+var ErrClosed = errors.New("node: session closed")
+
+// DialOptions tunes Dial.
+type DialOptions struct {
+	// OpTimeout is handed to every session: an operation that cannot
+	// complete in time answers with a timeout (default DefaultOpTimeout).
+	OpTimeout time.Duration
+	// Listen is where the client's transport receives replies (default:
+	// the cluster's clients.listen, else any free loopback port).
+	Listen string
+	// CertName names the certificate in the cluster's certs_dir used when
+	// TLS is on (default cluster.ClientCertName). It must be a node
+	// certificate: the client also serves, since nodes send it replies.
+	CertName string
+	// Logger receives transport events and dropped frames (default:
+	// discard).
+	Logger *slog.Logger
+}
+
+// ClientConn is a client process's connection to a cluster in one
+// datacenter: a transport listening for replies and any number of
+// sessions, each a protocol session state machine on its own goroutine.
+// Its methods are safe for concurrent use.
+type ClientConn struct {
+	cfg   *cluster.Config
+	proto protocol.Protocol
+	dc    string
+	opts  DialOptions
+	log   *slog.Logger
+	book  *addressBook
+	clock clock
+	tr    *transport.Transport
+	// tag is random, so that a later process on the same port does not
+	// make the same session IDs.
+	tag uint32
+
+	mu       sync.Mutex
+	sessions map[protocol.NodeID]*Session
+	next     uint64
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// Dial connects to cfg's datacenter dc with default options.
+func Dial(cfg *cluster.Config, dc string) (*ClientConn, error) {
+	return DialWithOptions(cfg, dc, DialOptions{})
+}
+
+// DialWithOptions connects to cfg's datacenter dc: it starts the client's
+// transport. Sessions are made with NewSession; nothing is sent before.
+func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientConn, error) {
+	if cfg == nil {
+		return nil, errors.New("node: no cluster configuration")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	if !cfg.Topology.HasDC(dc) {
+		return nil, fmt.Errorf("node: unknown datacenter %q (valid: %v)", dc, cfg.Topology.DCNames())
+	}
+	p, err := protocol.Lookup(cfg.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	if opts.OpTimeout <= 0 {
+		opts.OpTimeout = DefaultOpTimeout
+	}
+	if opts.Listen == "" {
+		opts.Listen = cfg.ClientListen()
+	}
+	if opts.CertName == "" {
+		opts.CertName = cluster.ClientCertName
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &ClientConn{
+		cfg: cfg, proto: p, dc: dc, opts: opts, log: log,
+		book:     newAddressBook(cfg, dc),
+		clock:    newClock(cfg.Epoch),
+		tag:      rand.Uint32(),
+		sessions: map[protocol.NodeID]*Session{},
+	}
+	var serverTLS, clientTLS *tls.Config
+	if cfg.TLS {
+		if serverTLS, err = certs.ServerConfig(cfg.CertsDir, opts.CertName); err != nil {
+			return nil, fmt.Errorf("node: client certificate: %w", err)
+		}
+		if clientTLS, err = certs.ClientConfig(cfg.CertsDir, opts.CertName, ""); err != nil {
+			return nil, fmt.Errorf("node: client certificate: %w", err)
+		}
+	}
+	tcfg := transport.Config{
+		Self:      opts.Listen,
+		Logger:    log.With("component", "transport"),
+		TLS:       serverTLS,
+		ClientTLS: clientTLS,
+		Handler:   c.receive,
+	}
+	if cfg.WANDelay {
+		tcfg.Delay = c.book.delay
+	}
+	if c.tr, err = transport.New(tcfg); err != nil {
+		return nil, fmt.Errorf("node: client: %w", err)
+	}
+	return c, nil
+}
+
+// Addr returns the address the client receives replies on.
+func (c *ClientConn) Addr() string { return c.tr.Addr() }
+
+// DC returns the client's datacenter.
+func (c *ClientConn) DC() string { return c.dc }
+
+// Protocol returns the name of the cluster's protocol.
+func (c *ClientConn) Protocol() string { return c.proto.Name() }
+
+// NewSession starts a new session, with ID "DC/c<n>-<tag>@ADDR" (see
+// SessionID).
+func (c *ClientConn) NewSession() (*Session, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	c.next++
+	id := SessionID(c.dc, fmt.Sprintf("c%d-%08x", c.next, c.tag), c.tr.Addr())
+	box := newInbox()
+	s := &Session{
+		c:      c,
+		busy:   make(chan struct{}, 1),
+		quit:   make(chan struct{}),
+		exited: make(chan struct{}),
+	}
+	s.m = &machine{
+		id: id,
+		sm: c.proto.NewSession(protocol.SessionConfig{ID: id, Topology: c.cfg.Topology, Rand: newRand(),
+			OpTimeout: c.opts.OpTimeout}),
+		clock: c.clock,
+		box:   box,
+		log:   c.log,
+		send:  func(m protocol.Message) { sendVia(c.tr, c.book, c.log, nil, m) },
+	}
+	c.sessions[id] = s
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		err := s.m.run(s.quit, nil)
+		if err != nil {
+			c.log.Error("session failed", "session", id, "err", err)
+		}
+		s.err = err
+		close(s.exited)
+		c.mu.Lock()
+		delete(c.sessions, id)
+		c.mu.Unlock()
+	}()
+	return s, nil
+}
+
+// receive is the transport's Handler: it queues a frame for its session.
+func (c *ClientConn) receive(from, to string, msg proto.Message) {
+	c.mu.Lock()
+	s := c.sessions[protocol.NodeID(to)]
+	c.mu.Unlock()
+	if s == nil {
+		c.log.Debug("frame for no open session dropped", "from", from, "to", to, "type", typeName(msg))
+		return
+	}
+	s.m.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg})
+}
+
+// Close ends every session (abandoning their outstanding operations) and
+// closes the transport. It is idempotent.
+func (c *ClientConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	for _, s := range c.sessions {
+		s.closeOnce.Do(func() { close(s.quit) })
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
+	return c.tr.Close()
+}
+
+// Session is one client session of a ClientConn: the protocol's session
+// state machine running on its own goroutine in this process. It
+// implements client.Conn. It has at most one operation outstanding; Do
+// waits for the previous one.
+type Session struct {
+	c         *ClientConn
+	m         *machine
+	busy      chan struct{} // holds a token while an operation is outstanding
+	quit      chan struct{} // closed by Close
+	exited    chan struct{} // closed when the goroutine has returned
+	closeOnce sync.Once
+	err       error // why the goroutine returned; set before exited is closed
+}
+
+var _ client.Conn = (*Session)(nil)
+
+// ID returns the session's node ID.
+func (s *Session) ID() protocol.NodeID { return s.m.id }
+
+// Do runs one operation and returns its reply. It first waits for any
+// operation still outstanding (one abandoned by an earlier Do). When ctx
+// ends first Do returns an error wrapping ctx.Err(); if the operation had
+// been submitted it keeps running, and its outcome is unknown.
+func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
+	select {
+	case s.busy <- struct{}{}:
+	case <-ctx.Done():
+		return protocol.Reply{}, fmt.Errorf("node: session %s: %v not started: %w", s.m.id, req.Op, ctx.Err())
+	case <-s.exited:
+		return protocol.Reply{}, s.endErr()
+	}
+	replies := make(chan protocol.Reply, 1)
+	in := input{kind: inSubmit, req: req, reply: func(rep protocol.Reply) {
+		<-s.busy // the session may take its next operation
+		replies <- rep
+	}}
+	if !s.m.box.push(in) {
+		<-s.busy
+		return protocol.Reply{}, s.endErr()
+	}
+	select {
+	case rep := <-replies:
+		return rep, nil
+	case <-ctx.Done():
+		return protocol.Reply{}, fmt.Errorf("node: session %s: %v abandoned, outcome unknown: %w", s.m.id, req.Op, ctx.Err())
+	case <-s.exited:
+		select {
+		case rep := <-replies: // the reply came just before the end
+			return rep, nil
+		default:
+			return protocol.Reply{}, s.endErr()
+		}
+	}
+}
+
+// endErr says why the session's goroutine is gone (or going).
+func (s *Session) endErr() error {
+	select {
+	case <-s.exited:
+		if s.err != nil {
+			return fmt.Errorf("node: session %s failed: %w", s.m.id, s.err)
+		}
+	default:
+	}
+	return ErrClosed
+}
+
+// Close ends the session: its goroutine returns and an outstanding
+// operation is abandoned. It always returns nil.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() { close(s.quit) })
+	<-s.exited
+	return nil
+}

@@ -1,0 +1,419 @@
+// Package node is Causeway's multi-process runtime: Run hosts one server
+// node of a cluster (cluster.Config) in this process, and Dial runs client
+// sessions in a client process; they talk over the gRPC transport
+// (package transport).
+//
+// # The node host
+//
+// Run opens the node's Pebble store in its data directory, re-creates the
+// protocol node from what it holds (protocol.NewNode with the store as its
+// recovered storage), listens on the node's transport address and serves
+// /healthz and /metrics on its HTTP address. One goroutine owns the state
+// machine, as in runtime/live: it takes the frames the transport hands over
+// (queued without bound, so that the transport never blocks on the node)
+// and the node's timers one at a time, and carries out each Ready in the
+// order the protocol contract demands — the storage writes first
+// (storage.Engine.Apply, synced when the protocol asks), and only once they
+// are done the messages, timers and visibility reports. A storage error
+// stops the node (Run returns it): acting on a Ready it could not persist
+// might acknowledge a write that is not durable.
+//
+// Options.Sync (on by default) makes the node fsync when the protocol asks
+// for it. Turning it off is unsafe: the node then acknowledges writes that
+// only reached the operating system's buffers, and a power failure or
+// kernel crash loses them (a crash of the process alone does not).
+//
+// # Addresses
+//
+// A message to another server node goes to that node's addr in the
+// cluster file. A client session runs in the client process (Dial), not in
+// the node, so the node must be able to answer a session it has never
+// heard of without any change to the protocols' messages: the session's
+// node ID carries its address. Session IDs have the form
+//
+//	DC/c<n>-<random>@HOST:PORT
+//
+// where HOST:PORT is where the client process's transport listens
+// (SessionID, SessionAddr); the node host sends anything addressed to such
+// an ID to the address after the last '@'. The random part keeps a session
+// of a later process that happens to get the same port from receiving
+// replies meant for an earlier one. With TLS only processes holding a
+// certificate of the cluster's CA can send frames at all, so only they can
+// make a node send to an address of their choosing.
+//
+// # WAN emulation
+//
+// With the cluster's wan_delay, every process delays each frame it sends
+// by the topology's one-way delay between its own datacenter and the
+// destination's (transport.Config.Delay): a node knows the datacenter of
+// every other node from the cluster file and that of a session from its
+// ID.
+//
+// # Clock
+//
+// The clock the state machines see is the time since the cluster's epoch
+// (cluster.Config.Epoch, else the Unix epoch), read from the wall clock
+// once when a node or client starts and advanced by the monotonic clock,
+// so that processes agree on it and a restarted node's clock continues
+// where the old one left off.
+//
+// # Known limitation
+//
+// The transport keeps an outgoing link, retrying in the background, to
+// every address it has sent to, and has no way to forget one: a node that
+// has answered many short-lived client processes (each on its own port)
+// keeps a link per client address. The causeway_client_addresses gauge
+// shows how many; a fixed clients.listen address in the cluster file
+// avoids the growth.
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/transport"
+)
+
+// Options tunes a node host.
+type Options struct {
+	// Sync makes storage writes the protocol asks to be durable fsynced
+	// before the node acts on them. DefaultOptions turns it on; false is
+	// UNSAFE (acknowledged writes can be lost to a power failure or kernel
+	// crash) and meant only for benchmarks of everything but the disk.
+	Sync bool
+}
+
+// DefaultOptions are the options Run uses: Sync on.
+func DefaultOptions() Options { return Options{Sync: true} }
+
+// shutdownGrace bounds how long the HTTP server waits for requests in
+// progress at shutdown.
+const shutdownGrace = 2 * time.Second
+
+// Run hosts node nodeID of cfg with DefaultOptions until ctx ends (then it
+// shuts down and returns nil) or the node fails (it returns why).
+func Run(ctx context.Context, cfg *cluster.Config, nodeID string, logger *slog.Logger) error {
+	return RunWithOptions(ctx, cfg, nodeID, logger, DefaultOptions())
+}
+
+// RunWithOptions is Run with options. On return the transport, the HTTP
+// server and the storage are closed.
+func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, logger *slog.Logger, opts Options) (err error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg == nil {
+		return errors.New("node: no cluster configuration")
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	self := cfg.Node(nodeID)
+	if self == nil {
+		return fmt.Errorf("node: %q is not a node of the cluster (nodes: %s)", nodeID, strings.Join(cfg.NodeIDs(), ", "))
+	}
+	p, err := protocol.Lookup(cfg.Protocol)
+	if err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	id := protocol.NodeID(nodeID)
+	log := logger.With("node", nodeID)
+
+	var serverTLS, clientTLS *tls.Config
+	if cfg.TLS {
+		if serverTLS, err = certs.ServerConfig(cfg.CertsDir, nodeID); err != nil {
+			return fmt.Errorf("node %s: %w", nodeID, err)
+		}
+		if clientTLS, err = certs.ClientConfig(cfg.CertsDir, nodeID, ""); err != nil {
+			return fmt.Errorf("node %s: %w", nodeID, err)
+		}
+	}
+
+	if err := os.MkdirAll(self.Data, 0o700); err != nil {
+		return fmt.Errorf("node %s: data directory: %w", nodeID, err)
+	}
+	eng, err := storage.OpenPebble(self.Data, storage.PebbleOptions{})
+	if err != nil {
+		return fmt.Errorf("node %s: %w", nodeID, err)
+	}
+	defer func() {
+		if cerr := eng.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("node %s: closing storage: %w", nodeID, cerr))
+		}
+	}()
+
+	book := newAddressBook(cfg, id.DC())
+	h := &host{id: id, log: log, book: book, sync: opts.Sync, eng: eng, box: newInbox()}
+	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
+	h.m = &machine{
+		id:      id,
+		sm:      p.NewNode(protocol.NodeConfig{ID: id, Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
+		clock:   newClock(cfg.Epoch),
+		box:     h.box,
+		log:     log,
+		persist: h.persist,
+		send:    h.send,
+		visible: func(protocol.Visibility) { h.metrics.visible.Inc() },
+	}
+
+	hl, err := net.Listen("tcp", self.HTTP)
+	if err != nil {
+		return fmt.Errorf("node %s: http: %w", nodeID, err)
+	}
+	srv := &http.Server{Handler: h.httpHandler(), ReadHeaderTimeout: 5 * time.Second}
+	serveDone := make(chan struct{})
+	go func() {
+		defer close(serveDone)
+		if err := srv.Serve(hl); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "addr", self.HTTP, "err", err)
+		}
+	}()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if serr := srv.Shutdown(sctx); serr != nil {
+			_ = srv.Close()
+		}
+		<-serveDone
+	}()
+
+	tcfg := transport.Config{
+		Self:      self.Addr,
+		Logger:    log.With("component", "transport"),
+		TLS:       serverTLS,
+		ClientTLS: clientTLS,
+		Handler:   h.receive,
+	}
+	if cfg.WANDelay {
+		tcfg.Delay = book.delay
+	}
+	tr, err := transport.New(tcfg)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", nodeID, err)
+	}
+	h.tr = tr
+	// Deferred after the storage's Close, so it runs first: no frame is
+	// handled once the storage is closed.
+	defer func() { _ = tr.Close() }()
+
+	stop := make(chan struct{})
+	loopDone := make(chan error, 1)
+	go func() {
+		loopDone <- h.m.run(stop, func() {
+			h.ready.Store(true)
+			log.Info("node started", "protocol", cfg.Protocol, "topology", cfg.Topology.Name,
+				"addr", tr.Addr(), "http", hl.Addr().String(), "data", self.Data, "tls", cfg.TLS,
+				"wan_delay", cfg.WANDelay, "sync", opts.Sync)
+		})
+	}()
+	select {
+	case <-ctx.Done():
+		close(stop)
+		err = <-loopDone
+		log.Info("node stopping", "reason", context.Cause(ctx))
+	case err = <-loopDone:
+		log.Error("node failed", "err", err)
+		err = fmt.Errorf("node %s: %w", nodeID, err)
+	}
+	h.ready.Store(false)
+	return err
+}
+
+// host is the environment of one server node.
+type host struct {
+	id      protocol.NodeID
+	log     *slog.Logger
+	book    *addressBook
+	sync    bool
+	eng     storage.Engine
+	box     *inbox
+	m       *machine
+	tr      *transport.Transport
+	metrics *metrics
+	ready   atomic.Bool
+}
+
+// receive is the transport's Handler: it queues a frame for the node.
+func (h *host) receive(from, to string, msg proto.Message) {
+	if protocol.NodeID(to) != h.id {
+		h.metrics.dropped.WithLabelValues(dropWrongNode).Inc()
+		h.log.Warn("frame for another node dropped", "from", from, "to", to, "type", typeName(msg))
+		return
+	}
+	h.metrics.received.WithLabelValues(typeName(msg)).Inc()
+	if !h.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg}) {
+		h.metrics.dropped.WithLabelValues(dropQueueClosed).Inc()
+	}
+}
+
+// persist applies a Ready's writes.
+func (h *host) persist(writes []storage.Write, sync bool) error {
+	sync = sync && h.sync
+	if err := h.eng.Apply(writes, sync); err != nil {
+		return err
+	}
+	h.metrics.writes.Add(float64(len(writes)))
+	h.metrics.batches.WithLabelValues(strconv.FormatBool(sync)).Inc()
+	return nil
+}
+
+// send hands one message to the transport.
+func (h *host) send(m protocol.Message) {
+	sendVia(h.tr, h.book, h.log, h.metrics, m)
+}
+
+// sendVia sends m over tr to the address book's address of m.To; metrics
+// may be nil.
+func sendVia(tr *transport.Transport, book *addressBook, log *slog.Logger, mt *metrics, m protocol.Message) {
+	addr, ok := book.addrOf(m.To)
+	if !ok {
+		if mt != nil {
+			mt.dropped.WithLabelValues(dropUnknownNode).Inc()
+		}
+		log.Warn("message to a node with no known address dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
+		return
+	}
+	if err := tr.Send(addr, string(m.From), string(m.To), m.Body); err != nil {
+		if mt != nil {
+			mt.dropped.WithLabelValues(dropSendFailed).Inc()
+		}
+		level := slog.LevelWarn
+		if errors.Is(err, transport.ErrQueueFull) || errors.Is(err, transport.ErrClosed) {
+			level = slog.LevelDebug // the protocols retry; a down peer fills its queue
+		}
+		log.Log(context.Background(), level, "message not sent", "from", m.From, "to", m.To, "addr", addr, "type", typeName(m.Body), "err", err)
+		return
+	}
+	if mt != nil {
+		mt.sent.WithLabelValues(typeName(m.Body)).Inc()
+	}
+}
+
+// httpHandler serves /healthz and /metrics.
+func (h *host) httpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !h.ready.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "starting")
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(h.metrics.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// newRand returns a randomly seeded source for a state machine.
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+
+// SessionID is the node ID of client session name in datacenter dc whose
+// process receives frames at addr: "dc/name@addr". name must not contain
+// '/' or '@'.
+func SessionID(dc, name, addr string) protocol.NodeID {
+	return protocol.MakeNodeID(dc, name+"@"+addr)
+}
+
+// SessionAddr returns the address encoded in a session ID (the part after
+// the last '@'), and whether there is a valid one.
+func SessionAddr(id protocol.NodeID) (string, bool) {
+	name := id.Name()
+	i := strings.LastIndexByte(name, '@')
+	if i < 0 {
+		return "", false
+	}
+	addr := name[i+1:]
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return "", false
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", false
+	}
+	return addr, true
+}
+
+// addressBook maps node IDs to transport addresses, and addresses to
+// datacenters (for the WAN delay).
+type addressBook struct {
+	selfDC string
+	topo   *topology.Topology
+	nodes  map[protocol.NodeID]string
+	nodeDC map[string]string // node address -> DC
+
+	mu        sync.RWMutex
+	sessionDC map[string]string // session address -> DC, learned on send
+}
+
+func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
+	b := &addressBook{selfDC: selfDC, topo: cfg.Topology, nodes: map[protocol.NodeID]string{},
+		nodeDC: map[string]string{}, sessionDC: map[string]string{}}
+	for _, n := range cfg.Nodes {
+		id := protocol.NodeID(n.ID)
+		b.nodes[id] = n.Addr
+		b.nodeDC[n.Addr] = id.DC()
+	}
+	return b
+}
+
+// addrOf returns where to send frames for id.
+func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
+	if a, ok := b.nodes[id]; ok {
+		return a, true
+	}
+	a, ok := SessionAddr(id)
+	if !ok || !b.topo.HasDC(id.DC()) {
+		return "", false
+	}
+	b.mu.RLock()
+	dc, known := b.sessionDC[a]
+	b.mu.RUnlock()
+	if !known || dc != id.DC() {
+		b.mu.Lock()
+		b.sessionDC[a] = id.DC()
+		b.mu.Unlock()
+	}
+	return a, true
+}
+
+// delay is the one-way WAN delay of a frame sent to addr.
+func (b *addressBook) delay(addr string) time.Duration {
+	dc, ok := b.nodeDC[addr]
+	if !ok {
+		b.mu.RLock()
+		dc, ok = b.sessionDC[addr]
+		b.mu.RUnlock()
+	}
+	if !ok {
+		return 0
+	}
+	return b.topo.OneWay(b.selfDC, dc)
+}
+
+// sessions is the number of session addresses learned.
+func (b *addressBook) sessions() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.sessionDC)
+}

@@ -1,0 +1,416 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/client"
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/topology"
+)
+
+// patience bounds every wait of these tests: it only turns a hang into a
+// failure and is never part of an assertion.
+const patience = 30 * time.Second
+
+// logBuffer collects the logs of a test's nodes; they are printed only if
+// the test fails.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// testCluster runs the nodes of a cluster in goroutines of the test.
+type testCluster struct {
+	t    *testing.T
+	cfg  *cluster.Config
+	logs *logBuffer
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]*runningNode
+}
+
+type runningNode struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// newCluster plans a cluster of protocol p on the local3 topology in a
+// temporary directory, without WAN delay.
+func newCluster(t *testing.T, p string) *testCluster {
+	t.Helper()
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cluster.Plan(topo, p, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WANDelay = false
+	logs := &logBuffer{}
+	tc := &testCluster{t: t, cfg: cfg, logs: logs, running: map[string]*runningNode{},
+		log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	t.Cleanup(func() {
+		tc.stopAll()
+		if t.Failed() {
+			t.Logf("node logs:\n%s", logs.String())
+		}
+	})
+	return tc
+}
+
+// start runs the given nodes (all when none is given) and waits until they
+// answer /healthz.
+func (tc *testCluster) start(ids ...string) {
+	tc.t.Helper()
+	if len(ids) == 0 {
+		ids = tc.cfg.NodeIDs()
+	}
+	for _, id := range ids {
+		ctx, cancel := context.WithCancel(context.Background())
+		rn := &runningNode{cancel: cancel, done: make(chan error, 1)}
+		tc.mu.Lock()
+		tc.running[id] = rn
+		tc.mu.Unlock()
+		go func() { rn.done <- Run(ctx, tc.cfg, id, tc.log.With("test_node", id)) }()
+	}
+	for _, id := range ids {
+		tc.waitHealthy(id)
+	}
+}
+
+// stop cancels node id and waits for Run to return, which must be nil.
+func (tc *testCluster) stop(id string) {
+	tc.t.Helper()
+	tc.mu.Lock()
+	rn := tc.running[id]
+	delete(tc.running, id)
+	tc.mu.Unlock()
+	if rn == nil {
+		return
+	}
+	rn.cancel()
+	select {
+	case err := <-rn.done:
+		if err != nil {
+			tc.t.Errorf("node %s: Run: %v", id, err)
+		}
+	case <-time.After(patience):
+		tc.t.Fatalf("node %s did not stop within %v", id, patience)
+	}
+}
+
+func (tc *testCluster) stopAll() {
+	tc.mu.Lock()
+	ids := make([]string, 0, len(tc.running))
+	for id := range tc.running {
+		ids = append(ids, id)
+	}
+	tc.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() { tc.stop(id) })
+	}
+	wg.Wait()
+}
+
+// httpGet returns the status and body of GET http://<node's http>/path.
+func (tc *testCluster) httpGet(id, path string) (int, string, error) {
+	n := tc.cfg.Node(id)
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + n.HTTP + path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// waitHealthy polls node id's /healthz until it answers 200, failing the
+// test if it does not within patience or if its Run returns.
+func (tc *testCluster) waitHealthy(id string) {
+	tc.t.Helper()
+	tc.mu.Lock()
+	rn := tc.running[id]
+	tc.mu.Unlock()
+	deadline := time.Now().Add(patience)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		code, body, err := tc.httpGet(id, "/healthz")
+		if err == nil && code == http.StatusOK {
+			if strings.TrimSpace(body) != "ok" {
+				tc.t.Fatalf("node %s: /healthz says %q, want ok", id, body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			tc.t.Fatalf("node %s not healthy within %v: %d %q %v", id, patience, code, body, err)
+		}
+		select {
+		case err := <-rn.done:
+			tc.t.Fatalf("node %s: Run returned %v before it was healthy", id, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// session dials dc and opens a session, closed at the end of the test.
+func (tc *testCluster) session(dc string, opts DialOptions) *client.Session {
+	tc.t.Helper()
+	conn, err := DialWithOptions(tc.cfg, dc, opts)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	tc.t.Cleanup(func() { _ = conn.Close() })
+	s, err := conn.NewSession()
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	return client.New(s, conn.Protocol(), dc)
+}
+
+// eventually polls a get of key by s until it returns want; a timed-out
+// get is retried.
+func eventually(ctx context.Context, t *testing.T, s *client.Session, key, want string) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		v, found, err := s.Get(ctx, key)
+		switch {
+		case err == nil && found && string(v) == want:
+			return
+		case ctx.Err() != nil:
+			t.Fatalf("get %q in %s: last answer %q (found %v, err %v), want %q", key, s.DC(), v, found, err, want)
+		case err != nil && !errors.Is(err, client.ErrTimeout) && !errors.Is(err, client.ErrUnavailable):
+			t.Fatalf("get %q in %s: %v", key, s.DC(), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+}
+
+// TestCOPSAcrossNodeHosts runs every node of cops on local3 with Run, puts
+// through a client in DC a and reads the value through a client in DC c,
+// then checks the nodes' HTTP endpoints.
+func TestCOPSAcrossNodeHosts(t *testing.T) {
+	tc := newCluster(t, "cops")
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+
+	alice := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	bob := tc.session("c", DialOptions{OpTimeout: 2 * time.Second})
+	if err := alice.Put(ctx, "x", []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	if v, found, err := alice.Get(ctx, "x"); err != nil || !found || string(v) != "x1" {
+		t.Fatalf("alice reads her own write: %q %v %v", v, found, err)
+	}
+	eventually(ctx, t, bob, "x", "x1")
+	if _, err := bob.ReadTxn(ctx, "x"); !errors.Is(err, client.ErrUnsupported) {
+		t.Errorf("ReadTxn on cops: %v, want ErrUnsupported", err)
+	}
+
+	// The shard of x in DC a received the put and wrote it to storage.
+	owner := fmt.Sprintf("a/s%d", tc.cfg.Topology.ServerIndex("a", "x"))
+	code, body, err := tc.httpGet(owner, "/metrics")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("%s /metrics: %d %v", owner, code, err)
+	}
+	for _, want := range []string{
+		`causeway_messages_received_total{node="` + owner + `",type="causeway.fullrep.v1.PutRequest"} 1`,
+		`causeway_messages_sent_total{node="` + owner + `",type="causeway.fullrep.v1.Replicate"}`,
+		`causeway_storage_writes_total{node="` + owner + `"}`,
+		`causeway_queue_depth{node="` + owner + `"}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("%s /metrics lacks %s:\n%s", owner, want, body)
+		}
+	}
+	if code, body, err := tc.httpGet("c/s0", "/healthz"); err != nil || code != 200 || body != "ok\n" {
+		t.Errorf("/healthz: %d %q %v", code, body, err)
+	}
+}
+
+// TestRestartKeepsAcknowledgedWrites stops every node of DC a after an
+// acknowledged put there, restarts them on the same data directories and
+// ports, and reads the value back in DC a: it can only come from disk (no
+// other DC sends a's own writes back to it).
+func TestRestartKeepsAcknowledgedWrites(t *testing.T) {
+	tc := newCluster(t, "cops")
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+
+	alice := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	for _, k := range []string{"k1", "k2", "k3"} {
+		if err := alice.Put(ctx, k, []byte(k+"-v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var inA []string
+	for _, id := range tc.cfg.NodeIDs() {
+		if protocol.NodeID(id).DC() == "a" {
+			inA = append(inA, id)
+		}
+	}
+	for _, id := range inA {
+		tc.stop(id)
+	}
+	tc.start(inA...)
+
+	fresh := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	for _, k := range []string{"k1", "k2", "k3"} {
+		eventually(ctx, t, fresh, k, k+"-v")
+	}
+	// And the cluster still replicates: a write made after the restart
+	// reaches DC b.
+	if err := fresh.Put(ctx, "k4", []byte("k4-v")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, tc.session("b", DialOptions{OpTimeout: 2 * time.Second}), "k4", "k4-v")
+}
+
+// TestMutualTLS runs the cluster with tls: true and certificates from
+// package certs; the client's certificate is a node certificate, since the
+// client serves replies.
+func TestMutualTLS(t *testing.T) {
+	tc := newCluster(t, "cops")
+	dir := t.TempDir()
+	if err := certs.Generate(dir, certs.Options{Nodes: append(tc.cfg.NodeIDs(), cluster.ClientCertName)}); err != nil {
+		t.Fatal(err)
+	}
+	tc.cfg.TLS, tc.cfg.CertsDir = true, dir
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+	alice := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	if err := alice.Put(ctx, "x", []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, tc.session("b", DialOptions{OpTimeout: 2 * time.Second}), "x", "x1")
+
+	// A client without a certificate of the cluster's CA gets nowhere.
+	if _, err := DialWithOptions(tc.cfg, "a", DialOptions{CertName: "nobody"}); err == nil || !strings.Contains(err.Error(), "nobody") {
+		t.Errorf("dial with a missing certificate: %v", err)
+	}
+}
+
+func TestSessionAddr(t *testing.T) {
+	id := SessionID("a", "c1-0000abcd", "127.0.0.1:4567")
+	if id != "a/c1-0000abcd@127.0.0.1:4567" {
+		t.Fatalf("SessionID = %q", id)
+	}
+	for _, tc := range []struct {
+		id   protocol.NodeID
+		addr string
+		ok   bool
+	}{
+		{id, "127.0.0.1:4567", true},
+		{"a/x@y@[::1]:80", "[::1]:80", true},
+		{"a/s0", "", false},
+		{"a/c1@127.0.0.1", "", false},
+		{"a/c1@127.0.0.1:0", "", false},
+		{"a/c1@:80", "", false},
+		{"a/c1@127.0.0.1:99999", "", false},
+	} {
+		addr, ok := SessionAddr(tc.id)
+		if addr != tc.addr || ok != tc.ok {
+			t.Errorf("SessionAddr(%q) = %q, %v; want %q, %v", tc.id, addr, ok, tc.addr, tc.ok)
+		}
+	}
+}
+
+// TestAddressBook checks the addresses and WAN delays a node uses.
+func TestAddressBook(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cluster.Plan(topo, "cops", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newAddressBook(cfg, "a")
+	c0 := cfg.Node("c/s0")
+	if addr, ok := b.addrOf("c/s0"); !ok || addr != c0.Addr {
+		t.Errorf("addrOf(c/s0) = %q, %v; want %q", addr, ok, c0.Addr)
+	}
+	if d := b.delay(c0.Addr); d != 60*time.Millisecond {
+		t.Errorf("delay a->c = %v, want 60ms (RTT 120ms / 2)", d)
+	}
+	sess := SessionID("b", "c1-1", "127.0.0.1:5555")
+	if d := b.delay("127.0.0.1:5555"); d != 0 {
+		t.Errorf("delay to an unknown address = %v, want 0", d)
+	}
+	if addr, ok := b.addrOf(sess); !ok || addr != "127.0.0.1:5555" {
+		t.Errorf("addrOf(%s) = %q, %v", sess, addr, ok)
+	}
+	if d := b.delay("127.0.0.1:5555"); d != 20*time.Millisecond {
+		t.Errorf("delay a->session in b = %v, want 20ms", d)
+	}
+	for _, id := range []protocol.NodeID{"a/s9", "zz/c1@127.0.0.1:5555", "a/c1"} {
+		if addr, ok := b.addrOf(id); ok {
+			t.Errorf("addrOf(%s) = %q, want none", id, addr)
+		}
+	}
+}
+
+func TestRunAndDialErrors(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cluster.Plan(topo, "cops", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), cfg, "a/s7", nil); err == nil || !strings.Contains(err.Error(), "a/s0") {
+		t.Errorf("Run of an unknown node: %v, want an error listing the nodes", err)
+	}
+	if _, err := Dial(cfg, "mars"); err == nil || !strings.Contains(err.Error(), "mars") {
+		t.Errorf("Dial of an unknown DC: %v", err)
+	}
+	// A port already taken: Run fails at once, naming the node.
+	taken := *cfg
+	taken.Nodes = append([]cluster.Node(nil), cfg.Nodes...)
+	conn, err := Dial(cfg, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	taken.Nodes[0].Addr = conn.Addr()
+	if err := Run(context.Background(), &taken, taken.Nodes[0].ID, nil); err == nil || !strings.Contains(err.Error(), taken.Nodes[0].ID) {
+		t.Errorf("Run on a taken port: %v", err)
+	}
+}
