@@ -46,6 +46,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/fullreppb"
@@ -156,18 +157,8 @@ type outgoing struct {
 
 // incoming is a replicated write waiting for its dependencies.
 type incoming struct {
-	msg     *pb.Replicate
-	from    protocol.NodeID
-	missing map[string]bool // depKey -> still missing
-}
-
-// depWait is one dependency this server is waiting for, with the
-// replicated writes that need it. One DepCheck is outstanding per
-// dependency, however many writes wait on it.
-type depWait struct {
-	dep     *pb.Dep
-	waiting []string // incoming keys
-	retry   protocol.Retry
+	msg  *pb.Replicate
+	from protocol.NodeID
 }
 
 type server struct {
@@ -180,7 +171,7 @@ type server struct {
 	store   map[string]entry
 	out     map[string]*outgoing                // by storage key "r/key@version"
 	in      map[string]*incoming                // by "key@version"
-	byDep   map[string]*depWait                 // depKey -> the writes waiting on it
+	deps    *depwait.Table[*pb.Dep]             // what the writes in `in` wait for
 	seen    map[string]bool                     // depKey -> committed here (causal mode)
 	waiters map[string]map[protocol.NodeID]bool // depKey -> dep checks waiting here
 	ticking bool
@@ -191,7 +182,7 @@ func depKey(key string, version uint64) string { return key + "@" + strconv.Form
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
-		byDep: map[string]*depWait{}, seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{}}
+		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{}}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -279,11 +270,9 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 			r.Send(s.id, to, o.msg)
 		}
 	}
-	for _, dk := range slices.Sorted(maps.Keys(s.byDep)) {
-		if d := s.byDep[dk]; due(&d.retry, now) {
-			r.Send(s.id, owner(s.topo, s.dc, d.dep.Key), &pb.DepCheck{Dep: d.dep})
-		}
-	}
+	s.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
+		r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+	})
 }
 
 // Step implements protocol.Node.
@@ -392,27 +381,18 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if _, waiting := s.in[ik]; waiting {
 		return // a retransmission of a write already waiting for its deps
 	}
-	w := &incoming{msg: b, from: from, missing: map[string]bool{}}
 	for _, d := range b.Deps {
 		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
 			continue
 		}
-		dk := depKey(d.Key, d.Version)
-		if w.missing[dk] {
-			continue
-		}
-		w.missing[dk] = true
-		dw := s.byDep[dk]
-		if dw == nil {
-			// A dep owned by this server is checked here (and answered
-			// by commit's wake-up of s.waiters) like any other.
-			dw = &depWait{dep: d, retry: protocol.SentAt(now)}
-			s.byDep[dk] = dw
+		// A dep owned by this server is checked here (and answered by
+		// commit's wake-up of s.waiters) like any other.
+		if s.deps.Wait(ik, depKey(d.Key, d.Version), d, now) {
 			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
 		}
-		dw.waiting = append(dw.waiting, ik)
 	}
-	if len(w.missing) == 0 {
+	w := &incoming{msg: b, from: from}
+	if !s.deps.Waiting(ik) {
 		s.finish(w, r)
 		return
 	}
@@ -420,18 +400,8 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 }
 
 func (s *server) depSatisfied(dk string, r *protocol.Ready) {
-	dw := s.byDep[dk]
-	if dw == nil {
-		return // a duplicate DepOK
-	}
-	delete(s.byDep, dk)
-	for _, ik := range dw.waiting {
-		w := s.in[ik]
-		if w == nil {
-			continue
-		}
-		delete(w.missing, dk)
-		if len(w.missing) == 0 {
+	for _, ik := range s.deps.Satisfied(dk) {
+		if w := s.in[ik]; w != nil {
 			delete(s.in, ik)
 			s.finish(w, r)
 		}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/karmapb"
@@ -21,17 +22,8 @@ type object struct {
 
 // incomingWrite is a put-after waiting for its dependencies in this ring.
 type incomingWrite struct {
-	msg     *pb.RingPut
-	from    protocol.NodeID // the CC's propagator
-	missing map[string]bool // depKey -> not yet committed in this ring
-}
-
-// depWait is one dependency the MM waits for: one DepCheck is outstanding
-// per dependency, however many writes wait on it.
-type depWait struct {
-	dep     *pb.Dep
-	waiting []string // incomingWrite keys
-	retry   protocol.Retry
+	msg  *pb.RingPut
+	from protocol.NodeID // the CC's propagator
 }
 
 // invalidation is a write stored here whose acknowledgement waits for the
@@ -67,8 +59,8 @@ type middleMan struct {
 	cachedAt     map[string]map[string]bool
 	cachedAtLost map[string]bool
 
-	incoming map[string]*incomingWrite // by depKey of the write
-	byDep    map[string]*depWait
+	incoming map[string]*incomingWrite           // by depKey of the write
+	deps     *depwait.Table[*pb.Dep]             // what the incoming writes wait for
 	waiters  map[string]map[protocol.NodeID]bool // depKey -> DepChecks waiting here
 	inval    map[string]*invalidation            // by depKey of the write
 	ticking  bool
@@ -78,7 +70,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	m := &middleMan{p: p, id: cfg.ID, dc: cfg.ID.DC(), ring: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		store: map[string]object{}, committed: map[string]bool{}, stable: map[string]uint64{},
 		cachedAt: map[string]map[string]bool{}, cachedAtLost: map[string]bool{},
-		incoming: map[string]*incomingWrite{}, byDep: map[string]*depWait{},
+		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, inval: map[string]*invalidation{}}
 	if cfg.Storage == nil {
 		return m
@@ -110,7 +102,7 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 func (m *middleMan) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
 
 func (m *middleMan) armTimer(r *protocol.Ready) {
-	if !m.ticking && (len(m.byDep) > 0 || len(m.inval) > 0) {
+	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0) {
 		m.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
@@ -120,11 +112,9 @@ func (m *middleMan) armTimer(r *protocol.Ready) {
 func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	m.ticking = false
-	for _, dk := range slices.Sorted(maps.Keys(m.byDep)) {
-		if d := m.byDep[dk]; due(&d.retry, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.dep.Key), &pb.DepCheck{Dep: d.dep})
-		}
-	}
+	m.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
+		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+	})
 	for _, k := range slices.Sorted(maps.Keys(m.inval)) {
 		if iv := m.inval[k]; due(&iv.retry, now) {
 			for _, c := range slices.Sorted(maps.Keys(iv.pending)) {
@@ -207,22 +197,14 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	case m.incoming[wk] != nil:
 		return // a retransmission of a write already waiting for its deps
 	}
-	w := &incomingWrite{msg: b, from: from, missing: map[string]bool{}}
 	for _, d := range b.Deps {
 		dk := depKey(d.Key, d.Version)
-		if m.committed[dk] || w.missing[dk] {
-			continue
-		}
-		w.missing[dk] = true
-		dw := m.byDep[dk]
-		if dw == nil {
-			dw = &depWait{dep: d, retry: protocol.SentAt(now)}
-			m.byDep[dk] = dw
+		if !m.committed[dk] && m.deps.Wait(wk, dk, d, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
-		dw.waiting = append(dw.waiting, wk)
 	}
-	if len(w.missing) == 0 {
+	w := &incomingWrite{msg: b, from: from}
+	if !m.deps.Waiting(wk) {
 		m.store1(now, w, r)
 		return
 	}
@@ -230,18 +212,8 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 }
 
 func (m *middleMan) depSatisfied(now time.Duration, dk string, r *protocol.Ready) {
-	dw := m.byDep[dk]
-	if dw == nil {
-		return
-	}
-	delete(m.byDep, dk)
-	for _, wk := range dw.waiting {
-		w := m.incoming[wk]
-		if w == nil {
-			continue
-		}
-		delete(w.missing, dk)
-		if len(w.missing) == 0 {
+	for _, wk := range m.deps.Satisfied(dk) {
+		if w := m.incoming[wk]; w != nil {
 			delete(m.incoming, wk)
 			m.store1(now, w, r)
 		}
