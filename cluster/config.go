@@ -36,6 +36,15 @@
 // later, reads the same clock (protocols that take versions from the
 // clock, such as eventual, need it monotonic across restarts); without it
 // the Unix epoch is used.
+//
+// # Local clusters
+//
+// Up, Down and Status manage a cluster whose processes all run on this
+// machine, with everything in one directory (see Up): Up plans and saves
+// cluster.yaml on first use, starts one `causeway server` process per node
+// (logs in DIR/logs, pid files in DIR/pids) and waits for every node's
+// /healthz; Down stops them with SIGTERM (SIGKILL after a timeout); Status
+// reports each node's process and health.
 package cluster
 
 import (
@@ -46,6 +55,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -88,7 +98,9 @@ type Config struct {
 	Clients Clients `yaml:"clients,omitempty"`
 	// Nodes lists every server node of Protocol on Topology.
 	Nodes []Node `yaml:"nodes"`
-	// Topology is the full topology the cluster runs on.
+	// Topology is the full topology the cluster runs on, validated (as
+	// topology.Parse, topology.Preset and Parse return it). Validate does
+	// not modify it, so a Config may be shared by goroutines.
 	Topology *topology.Topology `yaml:"topology"`
 }
 
@@ -221,7 +233,7 @@ func Parse(data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("cluster: empty file")
 		}
-		return nil, fmt.Errorf("cluster: invalid YAML: %w", err)
+		return nil, fmt.Errorf("cluster: invalid YAML: %w", nameFields(data, err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -327,7 +339,7 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	var p protocol.Protocol
+	var p protocol.Protocol // set when the protocol can run on the topology
 	if c.Protocol == "" {
 		bad("protocol: missing (valid: %v)", protocol.Names())
 	} else if pp, err := protocol.Lookup(c.Protocol); err != nil {
@@ -337,8 +349,10 @@ func (c *Config) Validate() error {
 	}
 	if c.Topology == nil {
 		bad("topology: missing (the full topology document)")
+		p = nil
 	} else if err := checkTopology(c.Topology); err != nil {
 		bad("topology: %v", err)
+		p = nil
 	} else if p != nil {
 		if err := p.Validate(c.Topology); err != nil {
 			bad("protocol: %s cannot run on topology %s: %v", p.Name(), c.Topology.Name, err)
@@ -411,6 +425,75 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("cluster: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// lineRef matches the "line N: " yaml.v3 starts its decoding errors with.
+var lineRef = regexp.MustCompile(`^line (\d+): `)
+
+// nameFields adds to each "line N: …" message of a yaml.TypeError the path
+// of the field on that line ("line 4 (tls): cannot unmarshal …").
+func nameFields(data []byte, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		msgs[i] = m
+		sub := lineRef.FindStringSubmatch(m)
+		if sub == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(sub[1])
+		if path, ok := pathAt(&root, line, ""); ok && path != "" {
+			msgs[i] = fmt.Sprintf("line %d (%s): %s", line, path, m[len(sub[0]):])
+		}
+	}
+	return &yaml.TypeError{Errors: msgs}
+}
+
+// pathAt returns the path ("nodes[2].addr") of the innermost field at line.
+func pathAt(n *yaml.Node, line int, prefix string) (string, bool) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p, ok := pathAt(c, line, prefix); ok {
+				return p, true
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if k.Line == line && v.Kind == yaml.ScalarNode {
+				return p, true
+			}
+			if sub, ok := pathAt(v, line, p); ok {
+				return sub, true
+			}
+			if k.Line == line {
+				return p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if sub, ok := pathAt(c, line, fmt.Sprintf("%s[%d]", prefix, i)); ok {
+				return sub, true
+			}
+		}
+	case yaml.ScalarNode, yaml.AliasNode:
+		if n.Line == line {
+			return prefix, true
+		}
+	}
+	return "", false
 }
 
 // checkTopology validates a copy of t: Topology.Validate derives t's lookup

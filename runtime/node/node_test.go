@@ -414,3 +414,24 @@ func TestRunAndDialErrors(t *testing.T) {
 		t.Errorf("Run on a taken port: %v", err)
 	}
 }
+
+// TestWANDelay runs the cluster with wan_delay: a put in DC a cannot be
+// read in DC c before the replication message has waited out the one-way
+// delay a->c (120 ms RTT / 2).
+func TestWANDelay(t *testing.T) {
+	tc := newCluster(t, "cops")
+	tc.cfg.WANDelay = true
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+	alice := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	bob := tc.session("c", DialOptions{OpTimeout: 2 * time.Second})
+	start := time.Now()
+	if err := alice.Put(ctx, "x", []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, bob, "x", "x1")
+	if d, min := time.Since(start), tc.cfg.Topology.OneWay("a", "c"); d < min {
+		t.Errorf("the put was visible in c %v after it started, less than the one-way delay %v", d, min)
+	}
+}

@@ -1,0 +1,231 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/client"
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/runtime/node"
+)
+
+// helperEnv makes the test binary act as `causeway server` (value
+// "serve") or as a server that fails at once (value "fail"): Up starts
+// node processes by running this binary again.
+const helperEnv = "CAUSEWAY_CLUSTER_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "fail":
+		fmt.Fprintln(os.Stderr, "helper: failing on purpose")
+		os.Exit(3)
+	default:
+		os.Exit(serve(os.Args[1:]))
+	}
+}
+
+// serve is a minimal `causeway server --config PATH --node ID`.
+func serve(args []string) int {
+	var path, id string
+	for i := 0; i+1 < len(args); i += 2 {
+		switch args[i] {
+		case "--config":
+			path = args[i+1]
+		case "--node":
+			id = args[i+1]
+		}
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	cfg, err := cluster.Load(path)
+	if err != nil {
+		log.Error("load", "err", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := node.Run(ctx, cfg, id, log); err != nil {
+		log.Error("run", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func helper(mode string) cluster.UpOptions {
+	f := false
+	return cluster.UpOptions{
+		Topology: "local3",
+		Protocol: "cops",
+		WANDelay: &f,
+		Command:  []string{os.Args[0]},
+		Env:      []string{helperEnv + "=" + mode},
+		Timeout:  30 * time.Second, // a hang guard
+	}
+}
+
+// TestUpStatusDown runs a local cluster of node processes: up, status, a
+// put and a get across DCs, down, up again on the same data, down.
+func TestUpStatusDown(t *testing.T) {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if _, err := cluster.Down(dir, 0); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+
+	rep, err := cluster.Up(ctx, dir, helper("serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Created || len(rep.Started) != 6 || len(rep.Running) != 0 {
+		t.Fatalf("first up: %+v", rep)
+	}
+	_, st, err := cluster.Status(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if !s.Up || s.PID == 0 {
+			t.Errorf("after up: %+v", s)
+		}
+		if _, err := os.Stat(cluster.LogPath(dir, s.ID)); err != nil {
+			t.Errorf("log of %s: %v", s.ID, err)
+		}
+	}
+
+	// Up again: nothing to start.
+	rep, err = cluster.Up(ctx, dir, cluster.UpOptions{Command: []string{os.Args[0]}, Env: []string{helperEnv + "=serve"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Created || len(rep.Started) != 0 || len(rep.Running) != 6 {
+		t.Errorf("second up: %+v", rep)
+	}
+	// Options that contradict the file are refused.
+	for _, opts := range []cluster.UpOptions{{Protocol: "eventual"}, {Topology: "chainreaction-2dc"}, {TLS: new(true)}} {
+		if _, err := cluster.Up(ctx, dir, opts); err == nil || !strings.Contains(err.Error(), "contradicts") {
+			t.Errorf("up with %+v: %v, want a contradiction", opts, err)
+		}
+	}
+
+	cfg, err := cluster.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(ctx, t, cfg, "a", "k", "v1")
+	get(ctx, t, cfg, "c", "k", "v1")
+
+	down, err := cluster.Down(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range down {
+		if d.Result != "stopped" || d.PID == 0 {
+			t.Errorf("down: %+v", d)
+		}
+		if _, err := os.Stat(cluster.PIDPath(dir, d.ID)); !os.IsNotExist(err) {
+			t.Errorf("pid file of %s after down: %v", d.ID, err)
+		}
+	}
+	_, st, err = cluster.Status(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if s.Up || s.PID != 0 {
+			t.Errorf("after down: %+v", s)
+		}
+	}
+
+	// The same cluster again, on its data.
+	if rep, err = cluster.Up(ctx, dir, helper("serve")); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Created || len(rep.Started) != 6 {
+		t.Errorf("restart: %+v", rep)
+	}
+	get(ctx, t, cfg, "a", "k", "v1")
+	get(ctx, t, cfg, "b", "k", "v1")
+	if _, err := cluster.Down(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpReportsAFailingNode starts node processes that exit at once: Up
+// names a node that exited (whichever it noticed first) and quotes its log.
+func TestUpReportsAFailingNode(t *testing.T) {
+	dir := t.TempDir()
+	t.Cleanup(func() { _, _ = cluster.Down(dir, 0) })
+	_, err := cluster.Up(context.Background(), dir, helper("fail"))
+	if err == nil {
+		t.Fatal("up with failing nodes succeeded")
+	}
+	for _, want := range []string{"exited before it was ready", "exit status 3", "helper: failing on purpose", filepath.Join(dir, "logs") + "/"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "pids"))
+	if len(entries) != 0 {
+		t.Errorf("pid files left after a failed up: %v", entries)
+	}
+	// Without a cluster.yaml, up needs a topology and a protocol.
+	if _, err := cluster.Up(context.Background(), t.TempDir(), cluster.UpOptions{Protocol: "cops"}); err == nil || !strings.Contains(err.Error(), "topology") {
+		t.Errorf("up without a topology: %v", err)
+	}
+	if _, err := cluster.Down(t.TempDir(), 0); err == nil {
+		t.Error("down of a directory with no cluster: no error")
+	}
+}
+
+func put(ctx context.Context, t *testing.T, cfg *cluster.Config, dc, key, value string) {
+	t.Helper()
+	s := session(t, cfg, dc)
+	if err := s.Put(ctx, key, []byte(value)); err != nil {
+		t.Fatalf("put %s in %s: %v", key, dc, err)
+	}
+}
+
+// get polls a get of key in dc until it returns want.
+func get(ctx context.Context, t *testing.T, cfg *cluster.Config, dc, key, want string) {
+	t.Helper()
+	s := session(t, cfg, dc)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		v, found, err := s.Get(ctx, key)
+		if err == nil && found && string(v) == want {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("get %s in %s: %q %v %v, want %q", key, dc, v, found, err, want)
+		case <-tick.C:
+		}
+	}
+}
+
+func session(t *testing.T, cfg *cluster.Config, dc string) *client.Session {
+	t.Helper()
+	conn, err := node.DialWithOptions(cfg, dc, node.DialOptions{OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	s, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.New(s, conn.Protocol(), dc)
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/causeway/causeway/cluster"
+)
+
+func clusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster up|down|status --dir DIR",
+		Short: "Start, stop and inspect a local multi-process cluster",
+		Long: `Cluster manages a live cluster on this machine: one 'causeway server'
+process per node, on loopback ports, with everything in one directory:
+
+  DIR/cluster.yaml      the cluster file (protocol, topology, addresses)
+  DIR/data/NODE/        each node's storage ("/" in NODE written as "_")
+  DIR/logs/NODE.log     each node's log
+  DIR/pids/NODE.pid     each running node's process ID
+  DIR/certs/            certificates (with --tls)`,
+		Example: `  causeway cluster up --topology local3 --protocol cops --dir /tmp/c1
+  causeway cluster status --dir /tmp/c1
+  causeway cluster down --dir /tmp/c1
+  causeway cluster up --dir /tmp/c1        # the same cluster again, on its data`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{2, fmt.Errorf("cluster: unknown command %q (valid: up, down, status)", args[0])}
+			}
+			return &exitError{2, errors.New("cluster: a command is needed: up, down or status (see causeway cluster --help)")}
+		},
+	}
+	cmd.AddCommand(clusterUpCmd(), clusterDownCmd(), clusterStatusCmd())
+	return cmd
+}
+
+func clusterUpCmd() *cobra.Command {
+	var (
+		dir, topo, proto string
+		tls, wanDelay    bool
+		timeout          time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "up --dir DIR [--topology T --protocol P] [--tls] [--wan-delay=false]",
+		Short: "Start a local cluster, or restart the one in DIR",
+		Long: `Up starts one 'causeway server' process per node and waits until every
+node answers /healthz.
+
+When DIR holds no cluster.yaml, --topology (a preset or a YAML file) and
+--protocol are required: up picks free loopback ports for every node,
+writes DIR/cluster.yaml, and starts the nodes on empty data. With --tls it
+also makes a CA and certificates in DIR/certs (one per node, plus one named
+"client" for client processes), and every connection uses mutual TLS.
+
+When DIR/cluster.yaml exists, up restarts the same nodes on the same ports
+and data; nodes already running are left alone. --topology, --protocol,
+--tls and --wan-delay may then be given, but must agree with the file.
+
+--wan-delay (on by default) makes every process delay what it sends by the
+topology's one-way delay (RTT/2) to the destination's datacenter.
+
+If a node exits or is not ready within --timeout, up stops the nodes it
+started and prints the end of the failing node's log.
+
+Exit status: 0 when every node is up, 1 when a node failed to start, 2 on
+bad arguments or a cluster file they contradict.`,
+		Example: `  causeway cluster up --topology local3 --protocol cops --dir /tmp/c1
+  causeway cluster up --topology karma-aws8 --protocol karma --dir /tmp/k --tls`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return &exitError{2, errors.New("cluster up: --dir is required")}
+			}
+			opts := cluster.UpOptions{Topology: topo, Protocol: proto, Timeout: timeout}
+			if cmd.Flags().Changed("tls") {
+				opts.TLS = &tls
+			}
+			if cmd.Flags().Changed("wan-delay") {
+				opts.WANDelay = &wanDelay
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			rep, err := cluster.Up(ctx, dir, opts)
+			if err != nil {
+				var ce *cluster.ConfigError
+				if errors.As(err, &ce) {
+					return &exitError{2, err}
+				}
+				return &exitError{1, err}
+			}
+			out := cmd.OutOrStdout()
+			verb := "restarted"
+			if rep.Created {
+				verb = "created"
+			}
+			cfg := rep.Config
+			fmt.Fprintf(out, "%s cluster in %s: protocol %s on topology %s, %d nodes (%d started, %d already running)\n",
+				verb, dir, cfg.Protocol, cfg.Topology.Name, len(cfg.Nodes), len(rep.Started), len(rep.Running))
+			_, st, err := cluster.Status(ctx, dir)
+			if err != nil {
+				return &exitError{1, err}
+			}
+			printStatus(out, st)
+			fmt.Fprintf(out, "stop it with: causeway cluster down --dir %s\n", dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the cluster's directory (required)")
+	cmd.Flags().StringVar(&topo, "topology", "", "topology preset or YAML file (required for a new cluster)")
+	cmd.Flags().StringVar(&proto, "protocol", "", "protocol (required for a new cluster; see causeway protocols)")
+	cmd.Flags().BoolVar(&tls, "tls", false, "mutual TLS between every process (certificates made in DIR/certs)")
+	cmd.Flags().BoolVar(&wanDelay, "wan-delay", true, "emulate the topology's one-way WAN delays")
+	cmd.Flags().DurationVar(&timeout, "timeout", cluster.DefaultUpTimeout, "how long to wait for every node to be ready")
+	return cmd
+}
+
+func clusterDownCmd() *cobra.Command {
+	var (
+		dir     string
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "down --dir DIR",
+		Short: "Stop the local cluster in DIR",
+		Long: `Down sends SIGTERM to every node process of the cluster in DIR, waits up
+to --timeout for them to exit, then sends SIGKILL to those still running,
+and removes their pid files. Data, logs and cluster.yaml stay: 'cluster up
+--dir DIR' starts the same cluster again.
+
+Exit status: 0 when no node is left running, 1 otherwise, 2 on bad
+arguments.`,
+		Example: `  causeway cluster down --dir /tmp/c1`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needCluster("down", dir); err != nil {
+				return err
+			}
+			res, err := cluster.Down(dir, timeout)
+			out := cmd.OutOrStdout()
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			for _, r := range res {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, pidText(r.PID), r.Result)
+			}
+			_ = tw.Flush()
+			if err != nil {
+				return &exitError{1, err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the cluster's directory (required)")
+	cmd.Flags().DurationVar(&timeout, "timeout", cluster.DefaultDownTimeout, "how long to wait after SIGTERM before SIGKILL")
+	return cmd
+}
+
+func clusterStatusCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "status --dir DIR",
+		Short: "Show each node of the local cluster in DIR",
+		Long: `Status prints one line per node: its ID, transport address, process ID
+("-" when no process runs) and whether it is up (its /healthz answers).
+
+Exit status: 0 when every node is up, 1 when some node is down, 2 on bad
+arguments.`,
+		Example: `  causeway cluster status --dir /tmp/c1`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needCluster("status", dir); err != nil {
+				return err
+			}
+			_, st, err := cluster.Status(context.Background(), dir)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			printStatus(cmd.OutOrStdout(), st)
+			down := 0
+			for _, s := range st {
+				if !s.Up {
+					down++
+				}
+			}
+			if down > 0 {
+				return &exitError{1, fmt.Errorf("cluster status: %d of %d nodes down", down, len(st))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the cluster's directory (required)")
+	return cmd
+}
+
+// needCluster checks that dir was given and holds a cluster file.
+func needCluster(verb, dir string) error {
+	if dir == "" {
+		return &exitError{2, fmt.Errorf("cluster %s: --dir is required", verb)}
+	}
+	path := filepath.Join(dir, cluster.FileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return &exitError{2, fmt.Errorf("cluster %s: no cluster in %s (%s does not exist; create one with cluster up)", verb, dir, path)}
+	}
+	return nil
+}
+
+// printStatus prints one line per node: ID, address, pid, up/down.
+func printStatus(w io.Writer, st []cluster.NodeStatus) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tADDR\tPID\tSTATE")
+	for _, s := range st {
+		state := "down"
+		if s.Up {
+			state = "up"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Addr, pidText(s.PID), state)
+	}
+	_ = tw.Flush()
+}
+
+func pidText(pid int) string {
+	if pid == 0 {
+		return "-"
+	}
+	return strconv.Itoa(pid)
+}

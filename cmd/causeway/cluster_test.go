@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClusterArguments checks the cluster commands' refusals (exit 2),
+// in-process.
+func TestClusterArguments(t *testing.T) {
+	empty := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", []string{"cluster"}, "a command is needed"},
+		{"unknown command", []string{"cluster", "sideways"}, `unknown command "sideways"`},
+		{"up without dir", []string{"cluster", "up", "--topology", "local3", "--protocol", "cops"}, "--dir is required"},
+		{"up without topology", []string{"cluster", "up", "--protocol", "cops", "--dir", empty}, "a topology and a protocol are needed"},
+		{"up with an unknown protocol", []string{"cluster", "up", "--topology", "local3", "--protocol", "copz", "--dir", empty}, "valid:"},
+		{"up with an unknown topology", []string{"cluster", "up", "--topology", "local9", "--protocol", "cops", "--dir", empty}, "local3"},
+		{"down without cluster", []string{"cluster", "down", "--dir", empty}, "no cluster in"},
+		{"status without dir", []string{"cluster", "status"}, "--dir is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := causeway(t, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errOut, tc.want)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("refused commands left files in the directory: %v", entries)
+	}
+}
+
+// TestClusterUpStatusDown builds the causeway binary and runs a real local
+// cluster with it: cluster up, status, down, up again on the same
+// directory, down.
+func TestClusterUpStatusDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs a multi-process cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard
+	// Cancelled after the cleanup below, which still needs ctx.
+	t.Cleanup(cancel)
+	bin := filepath.Join(t.TempDir(), "causeway")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "c1")
+	cw := func(args ...string) (int, string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, out.String(), errb.String()
+		case errors.As(err, &ee):
+			return ee.ExitCode(), out.String(), errb.String()
+		}
+		t.Fatalf("causeway %v: %v", args, err)
+		return 0, "", ""
+	}
+	t.Cleanup(func() {
+		// Whatever happened, leave no process behind.
+		if _, err := os.Stat(filepath.Join(dir, "cluster.yaml")); err == nil {
+			if code, out, errOut := cw("cluster", "down", "--dir", dir); code != 0 {
+				t.Errorf("cleanup: cluster down: exit %d\n%s%s", code, out, errOut)
+			}
+		}
+	})
+	expect := func(wantCode int, wantOut string, args ...string) string {
+		t.Helper()
+		code, out, errOut := cw(args...)
+		if code != wantCode || !strings.Contains(out+errOut, wantOut) {
+			t.Fatalf("causeway %s: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s",
+				strings.Join(args, " "), code, wantCode, wantOut, out, errOut)
+		}
+		return out
+	}
+	countUp := func(status string) int {
+		n := 0
+		for _, line := range strings.Split(status, "\n") {
+			if f := strings.Fields(line); len(f) == 4 && f[3] == "up" {
+				n++
+			}
+		}
+		return n
+	}
+
+	out := expect(0, "created cluster", "cluster", "up", "--topology", "local3", "--protocol", "cops", "--dir", dir, "--wan-delay=false")
+	if n := countUp(out); n != 6 {
+		t.Errorf("up printed %d nodes up, want 6:\n%s", n, out)
+	}
+	if n := countUp(expect(0, "a/s0", "cluster", "status", "--dir", dir)); n != 6 {
+		t.Errorf("status: %d nodes up, want 6", n)
+	}
+	expect(2, "contradicts", "cluster", "up", "--dir", dir, "--protocol", "eventual")
+	expect(2, "contradicts", "cluster", "up", "--dir", dir, "--wan-delay=true")
+	if n := strings.Count(expect(0, "stopped", "cluster", "down", "--dir", dir), "stopped"); n != 6 {
+		t.Errorf("down stopped %d nodes, want 6", n)
+	}
+	if n := countUp(expect(1, "6 of 6 nodes down", "cluster", "status", "--dir", dir)); n != 0 {
+		t.Errorf("status after down: %d nodes up", n)
+	}
+	out = expect(0, "restarted cluster", "cluster", "up", "--dir", dir)
+	if n := countUp(out); n != 6 {
+		t.Errorf("restart printed %d nodes up, want 6:\n%s", n, out)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "logs", "a_s0.log"))
+	if err != nil || strings.Count(string(log), `"msg":"node started"`) != 2 {
+		t.Errorf("a/s0's log should show two starts (err %v):\n%s", err, log)
+	}
+	expect(0, "stopped", "cluster", "down", "--dir", dir)
+	if entries, err := os.ReadDir(filepath.Join(dir, "pids")); err != nil || len(entries) != 0 {
+		t.Errorf("pid files after down: %v %v", entries, err)
+	}
+}

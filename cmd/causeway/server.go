@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/runtime/node"
+)
+
+func serverCmd() *cobra.Command {
+	var (
+		cfgPath, nodeID string
+		noSync          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "server --config cluster.yaml --node NODE",
+		Short: "Run one node of a live cluster",
+		Long: `Server runs node NODE of the cluster described by cluster.yaml (as
+written by 'causeway cluster up') in this process, until it receives
+SIGTERM or SIGINT.
+
+The node keeps its data in a Pebble store in its data directory (a node
+restarted on the same directory recovers what it had made durable), talks
+to the other nodes and to clients over gRPC on its addr (mutual TLS when
+the file says tls: true), and serves on its http address:
+
+  /healthz   200 "ok" once the node has started
+  /metrics   Prometheus metrics: messages received and sent by type,
+             storage writes, queue depth
+
+It logs JSON lines (log/slog) to stderr.
+
+--no-sync is UNSAFE: the node then never fsyncs, so writes it has
+acknowledged can be lost to a power failure or kernel crash. It exists
+only to benchmark everything but the disk.
+
+Exit status: 0 after a clean shutdown, 1 when the node fails, 2 on bad
+arguments or a bad cluster file.`,
+		Example: `  causeway server --config /tmp/c1/cluster.yaml --node a/s0`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfgPath == "" {
+				return &exitError{2, errors.New("server: --config is required")}
+			}
+			cfg, err := cluster.Load(cfgPath)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			if nodeID == "" {
+				return &exitError{2, fmt.Errorf("server: --node is required (nodes: %s)", strings.Join(cfg.NodeIDs(), ", "))}
+			}
+			if cfg.Node(nodeID) == nil {
+				return &exitError{2, fmt.Errorf("server: %q is not a node of %s (nodes: %s)", nodeID, cfgPath, strings.Join(cfg.NodeIDs(), ", "))}
+			}
+			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			if err := node.RunWithOptions(ctx, cfg, nodeID, logger, node.Options{Sync: !noSync}); err != nil {
+				logger.Error("server stopped", "node", nodeID, "err", err)
+				return &exitError{1, err}
+			}
+			logger.Info("server stopped", "node", nodeID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cfgPath, "config", "", "the cluster file (cluster.yaml, or the directory holding it)")
+	cmd.Flags().StringVar(&nodeID, "node", "", "the ID of the node to run, e.g. a/s0")
+	cmd.Flags().BoolVar(&noSync, "no-sync", false, "UNSAFE: never fsync (acknowledged writes can be lost to a power failure)")
+	return cmd
+}
