@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -124,6 +126,45 @@ func TestClusterUpStatusDown(t *testing.T) {
 	if err != nil || strings.Count(string(log), `"msg":"node started"`) != 2 {
 		t.Errorf("a/s0's log should show two starts (err %v):\n%s", err, log)
 	}
+
+	// The live store's first steps (issue #4): a put in one DC is read in
+	// another, and survives kill -9 of every server and a restart.
+	expect(0, "ok", "put", "--cluster", dir, "--dc", "a", "greeting", "hello")
+	deadline := time.Now().Add(20 * time.Second) // a hang guard; replication takes milliseconds
+	for {
+		_, out, _ := cw("get", "--cluster", dir, "--dc", "c", "greeting")
+		if strings.TrimSpace(out) == "hello" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("get in c never returned the put made in a (last: %q)", out)
+		}
+	}
+	pids, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
+	if err != nil || len(pids) != 6 {
+		t.Fatalf("pid files: %v %v", pids, err)
+	}
+	for _, pf := range pids {
+		data, err := os.ReadFile(pf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill -9 %d: %v", pid, err)
+		}
+	}
+	expect(0, "cluster", "cluster", "up", "--dir", dir)
+	for _, dc := range []string{"a", "b", "c"} {
+		if out := expect(0, "", "get", "--cluster", dir, "--dc", dc, "greeting"); strings.TrimSpace(out) != "hello" {
+			t.Errorf("after kill -9 and restart, get in %s = %q, want the acknowledged hello", dc, out)
+		}
+	}
+	expect(2, "unknown datacenter", "get", "--cluster", dir, "--dc", "zz", "greeting")
+
 	expect(0, "stopped", "cluster", "down", "--dir", dir)
 	if entries, err := os.ReadDir(filepath.Join(dir, "pids")); err != nil || len(entries) != 0 {
 		t.Errorf("pid files after down: %v %v", entries, err)

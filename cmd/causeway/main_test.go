@@ -95,6 +95,9 @@ func TestBadArgumentsExitTwo(t *testing.T) {
 		{"sim", "--workload", "ycsb-zz"},
 		{"sim", "--faults", "/nonexistent/faults.yaml"},
 		{"demo", "--protocols", ""},
+		{"put", "k", "v"},
+		{"get", "--cluster", "/nonexistent/cluster", "--dc", "a", "k"},
+		{"get", "--dc", "a"},
 		{"frobnicate"},
 	} {
 		if code, _, errOut := causeway(t, args...); code != 2 || errOut == "" {
