@@ -46,7 +46,7 @@ func BenchmarkSimulator(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		msgs += res.Messages
+		msgs += *res.Messages
 		ops += res.Ops
 	}
 	secs := (cpuTime(b) - cpu0).Seconds()

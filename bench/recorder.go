@@ -165,8 +165,6 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(r.ok))
 		}
 	}
-	res.Messages = r.messages
-	res.WANBytes = r.wanBytes
 	res.Errors = map[string]int64{"get": 0, "put": 0}
 	for op, n := range r.errs {
 		res.Errors[op] = n

@@ -35,8 +35,9 @@ type CheckResult struct {
 	Total      int               `json:"violations_total"`
 	Violations []check.Violation `json:"violations"`
 	// Converged is false when replicas disagreed after quiescence
-	// (reported as "divergence" violations).
-	Converged bool `json:"converged"`
+	// (reported as "divergence" violations); absent when the runtime could
+	// not compare replicas (a live cluster seen from its clients).
+	Converged *bool `json:"converged,omitempty"`
 }
 
 // Result is one run, as design.md's result JSON. Metrics that do not apply
@@ -56,8 +57,8 @@ type Result struct {
 	LocalFraction   *float64           `json:"local_fraction,omitempty"`
 	VisibilityMs    *Percentiles       `json:"visibility_ms,omitempty"`
 	ProtocolMetrics map[string]float64 `json:"protocol_metrics,omitempty"`
-	WANBytes        int64              `json:"wan_bytes"`
-	Messages        int64              `json:"messages"`
+	WANBytes        *int64             `json:"wan_bytes,omitempty"`
+	Messages        *int64             `json:"messages,omitempty"`
 	Errors          map[string]int64   `json:"errors"`
 	Faults          []string           `json:"faults,omitempty"`
 	Check           CheckResult        `json:"check"`

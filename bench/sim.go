@@ -125,7 +125,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	rec.fill(res, spec.Duration)
 	st := s.Stats()
-	res.Messages, res.WANBytes = st.Messages, st.WANBytes
+	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
 	res.Faults = s.FaultLog
 	if spec.History != nil {
 		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
@@ -143,8 +143,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 // checkRun runs the checker and adds the runtime's divergence findings.
 func checkRun(h *history.History, divergent []check.Violation) CheckResult {
 	cr := check.Check(h, check.Options{})
-	out := CheckResult{OK: cr.OK && len(divergent) == 0, Operations: cr.Operations, Total: cr.Total,
-		Violations: cr.Violations, Converged: len(divergent) == 0}
+	converged := len(divergent) == 0
+	out := CheckResult{OK: cr.OK && converged, Operations: cr.Operations, Total: cr.Total,
+		Violations: cr.Violations, Converged: &converged}
 	// An empty list, never null: a reader iterates it without a check.
 	out.Violations = append(append([]check.Violation{}, out.Violations...), divergent...)
 	out.Total += len(divergent)

@@ -173,7 +173,7 @@ func TestEventualIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if !res.Check.Converged {
+		if res.Check.Converged == nil || !*res.Check.Converged {
 			t.Errorf("seed %d on %s: eventual did not converge: %s", seed, topo, res.Check.FirstViolation())
 		}
 		if !res.Check.OK {

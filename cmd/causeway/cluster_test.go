@@ -140,6 +140,11 @@ func TestClusterUpStatusDown(t *testing.T) {
 			t.Fatalf("get in c never returned the put made in a (last: %q)", out)
 		}
 	}
+	// A short live benchmark: every operation recorded and checked.
+	out = expect(0, `"runtime": "live"`, "bench", "--cluster", dir, "--duration", "1s", "--clients", "6", "--json")
+	if !strings.Contains(out, `"ok": true`) || strings.Contains(out, `"ops": 0,`) {
+		t.Errorf("live bench did not pass the checker or did nothing:\n%s", out)
+	}
 	pids, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
 	if err != nil || len(pids) != 6 {
 		t.Fatalf("pid files: %v %v", pids, err)

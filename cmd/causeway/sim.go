@@ -173,8 +173,10 @@ func printVerdicts(w io.Writer, results []*bench.Result) {
 	for _, r := range results {
 		fmt.Fprintln(w)
 		switch {
-		case r.Check.OK:
+		case r.Check.OK && r.Check.Converged != nil:
 			fmt.Fprintf(w, "%s (claims %s): checker passed %d operations; replicas converged.\n", r.Protocol, r.Guarantee, r.Check.Operations)
+		case r.Check.OK:
+			fmt.Fprintf(w, "%s (claims %s): checker passed %d operations.\n", r.Protocol, r.Guarantee, r.Check.Operations)
 		default:
 			fmt.Fprintf(w, "%s (claims %s): checker found %d violations in %d operations. First:\n  %s\n",
 				r.Protocol, r.Guarantee, r.Check.Total, r.Check.Operations, indent(r.Check.FirstViolation()))
@@ -197,7 +199,7 @@ func progressBar(w io.Writer, label string) func(done, total time.Duration) {
 	return func(done, total time.Duration) {
 		const width = 30
 		n := int(float64(width) * float64(done) / float64(total))
-		fmt.Fprintf(w, "\r%-12s [%s%s] %5.1f%% of %v virtual", label, strings.Repeat("#", n), strings.Repeat(".", width-n),
+		fmt.Fprintf(w, "\r%-12s [%s%s] %5.1f%% of %v", label, strings.Repeat("#", n), strings.Repeat(".", width-n),
 			100*float64(done)/float64(total), total)
 		if done >= total {
 			fmt.Fprint(w, "\r\033[K")
