@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/causeway/causeway/cluster"
@@ -33,6 +34,61 @@ type LiveSpec struct {
 	History io.Writer
 	// Progress, when set, is called about once a second.
 	Progress func(done, total time.Duration)
+	// Ceiling is how long the same clients first send no-op Pings, answered
+	// by the servers' hosts without the protocol, to measure the ceiling of
+	// the transport in this run (karma.txt §5 validates its COPS this way).
+	// Zero means a quarter of Duration, at least 500 ms and at most 5 s;
+	// negative skips it.
+	Ceiling time.Duration
+	// NoopOnly runs only the ceiling phase, for Duration: the result is the
+	// "noop" protocol's (causeway bench --protocol noop).
+	NoopOnly bool
+}
+
+// NoopProtocol is the name under which a ceiling-only live run reports.
+const NoopProtocol = "noop"
+
+// ceilingDuration is the length of the ceiling phase spec asks for.
+func (spec LiveSpec) ceilingDuration() time.Duration {
+	switch {
+	case spec.NoopOnly:
+		return spec.Duration
+	case spec.Ceiling < 0:
+		return 0
+	case spec.Ceiling > 0:
+		return spec.Ceiling
+	}
+	return min(max(spec.Duration/4, 500*time.Millisecond), 5*time.Second)
+}
+
+// measureCeiling has every session's connection ping a node of its DC in a
+// closed loop for d and returns the completed round trips per second.
+func measureCeiling(conns []*node.ClientConn, d, timeout time.Duration) (float64, error) {
+	var done, failed atomic.Int64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for i, cc := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				err := cc.Ping(ctx, i)
+				cancel()
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if done.Load() == 0 {
+		return 0, fmt.Errorf("bench: no node answered a ping (%d timed out): is the cluster up?", failed.Load())
+	}
+	return float64(done.Load()) / time.Since(t0).Seconds(), nil
 }
 
 // RunLive drives spec's workload against a live cluster from this process
@@ -84,6 +140,23 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		name := fmt.Sprintf("c%d", i)
 		clients = append(clients, client{name: name, dc: dc, conn: s,
 			gen: spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))})
+	}
+	var ceiling float64
+	if d := spec.ceilingDuration(); d > 0 {
+		var perClient []*node.ClientConn
+		for _, c := range clients {
+			perClient = append(perClient, conns[c.dc])
+		}
+		if ceiling, err = measureCeiling(perClient, d, timeout); err != nil {
+			return nil, err
+		}
+	}
+	if spec.NoopOnly {
+		one := 1.0
+		return &Result{Protocol: NoopProtocol, Guarantee: "none", Topology: topo.Name,
+			Workload: NoopProtocol, Seed: spec.Seed, Runtime: "live", DurationS: round3(spec.Duration.Seconds()),
+			Clients: spec.Clients, Ops: int64(ceiling * spec.Duration.Seconds()), ThroughputOpsS: round3(ceiling),
+			CeilingOpsS: &ceiling, CeilingFraction: &one, Errors: map[string]int64{}, Check: CheckResult{OK: true}}, nil
 	}
 	t0 := time.Now()
 	deadline := t0.Add(spec.Duration)
@@ -139,6 +212,11 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		Workload: spec.Workload.Name, Seed: spec.Seed, Runtime: "live", DurationS: round3(elapsed.Seconds()), Clients: spec.Clients}
 	rec.fill(res, elapsed)
 	res.VisibilityMs = nil // the servers' visibility reports do not reach the clients
+	if ceiling > 0 {
+		c := round3(ceiling)
+		f := round3(res.ThroughputOpsS / ceiling)
+		res.CeilingOpsS, res.CeilingFraction = &c, &f
+	}
 	if spec.History != nil {
 		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
 			return nil, err

@@ -59,9 +59,15 @@ type Result struct {
 	ProtocolMetrics map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes        *int64             `json:"wan_bytes,omitempty"`
 	Messages        *int64             `json:"messages,omitempty"`
-	Errors          map[string]int64   `json:"errors"`
-	Faults          []string           `json:"faults,omitempty"`
-	Check           CheckResult        `json:"check"`
+	// CeilingOpsS is the no-op round trips per second the same clients
+	// completed over the same transport in the same live run; absent in
+	// simulations.
+	CeilingOpsS *float64 `json:"ceiling_ops_s,omitempty"`
+	// CeilingFraction is ThroughputOpsS / CeilingOpsS.
+	CeilingFraction *float64         `json:"ceiling_fraction,omitempty"`
+	Errors          map[string]int64 `json:"errors"`
+	Faults          []string         `json:"faults,omitempty"`
+	Check           CheckResult      `json:"check"`
 }
 
 // WriteJSON writes r as indented JSON.

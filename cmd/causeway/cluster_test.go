@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -145,6 +146,25 @@ func TestClusterUpStatusDown(t *testing.T) {
 	if !strings.Contains(out, `"ok": true`) || strings.Contains(out, `"ops": 0,`) {
 		t.Errorf("live bench did not pass the checker or did nothing:\n%s", out)
 	}
+	// The ceiling was measured in the same run and bounds the throughput.
+	var live struct {
+		Ops             int64    `json:"ops"`
+		Throughput      float64  `json:"throughput_ops_s"`
+		CeilingOpsS     *float64 `json:"ceiling_ops_s"`
+		CeilingFraction *float64 `json:"ceiling_fraction"`
+	}
+	if err := json.Unmarshal([]byte(out), &live); err != nil {
+		t.Fatalf("bench JSON: %v\n%s", err, out)
+	}
+	if live.CeilingOpsS == nil || live.CeilingFraction == nil || *live.CeilingOpsS <= 0 ||
+		*live.CeilingFraction <= 0 || *live.CeilingFraction > 1.5 {
+		t.Errorf("live bench should report a positive ceiling and a fraction near or below 1: %s", out)
+	}
+	out = expect(0, "ceiling:", "bench", "--cluster", dir, "--protocol", "noop", "--duration", "300ms", "--clients", "3")
+	if !strings.Contains(out, "noop") {
+		t.Errorf("bench --protocol noop should report the noop protocol:\n%s", out)
+	}
+	expect(2, "only it or", "bench", "--cluster", dir, "--protocol", "karma", "--duration", "300ms")
 	pids, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
 	if err != nil || len(pids) != 6 {
 		t.Fatalf("pid files: %v %v", pids, err)

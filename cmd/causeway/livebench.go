@@ -15,7 +15,8 @@ import (
 
 func benchCmd() *cobra.Command {
 	var dir, wl, out, historyPath string
-	var duration, opTimeout time.Duration
+	var duration, opTimeout, ceiling time.Duration
+	var proto string
 	var clients int
 	var seed uint64
 	var jsonOut bool
@@ -27,6 +28,12 @@ against the live cluster in DIR (see 'causeway cluster up') for a wall-clock
 duration, then prints throughput and latencies, records the history and runs
 the causal+ checker on it. The result JSON has "runtime":"live"; metrics the
 clients cannot observe (visibility, message counts, convergence) are absent.
+
+Before the workload, the same clients spend --ceiling sending no-op pings
+that the servers answer over the same transport without running the
+protocol: the physical ceiling of this cluster on this machine. The result
+reports ceiling_ops_s and ceiling_fraction = throughput / ceiling.
+--protocol noop measures only the ceiling, for --duration.
 
 Exit status: 0 when the run completed and, for a protocol that claims
 causal+ consistency, the checker found nothing; 1 when such a protocol
@@ -50,7 +57,15 @@ Example:
 			if clients <= 0 {
 				clients = 4 * len(cfg.Topology.Datacenters)
 			}
-			spec := bench.LiveSpec{Cluster: cfg, Workload: w, Seed: seed, Duration: duration, Clients: clients, OpTimeout: opTimeout}
+			spec := bench.LiveSpec{Cluster: cfg, Workload: w, Seed: seed, Duration: duration, Clients: clients,
+				OpTimeout: opTimeout, Ceiling: ceiling}
+			switch proto {
+			case "", cfg.Protocol:
+			case bench.NoopProtocol:
+				spec.NoopOnly = true
+			default:
+				return &exitError{2, fmt.Errorf("--protocol %q: the cluster in %s runs %q; only it or %q (the ceiling alone) can be benchmarked", proto, dir, cfg.Protocol, bench.NoopProtocol)}
+			}
 			if historyPath != "" {
 				hf, err := os.Create(historyPath)
 				if err != nil {
@@ -78,7 +93,13 @@ Example:
 				if err := bench.WriteTable(o, []*bench.Result{res}); err != nil {
 					return err
 				}
-				printVerdicts(o, []*bench.Result{res})
+				if res.CeilingOpsS != nil {
+					fmt.Fprintf(o, "ceiling: %.0f no-op round trips/s over the same transport in this run; ceiling_fraction %.3f\n",
+						*res.CeilingOpsS, *res.CeilingFraction)
+				}
+				if res.Protocol != bench.NoopProtocol {
+					printVerdicts(o, []*bench.Result{res})
+				}
 			}
 			if p, _ := protocol.Lookup(res.Protocol); !res.Check.OK && p != nil && p.Guarantee() == protocol.CausalPlus {
 				return &exitError{1, fmt.Errorf("%s claims causal+ consistency but failed the checker on the live run", res.Protocol)}
@@ -92,6 +113,8 @@ Example:
 	fl.DurationVar(&duration, "duration", 10*time.Second, "wall-clock time during which clients issue operations")
 	fl.IntVar(&clients, "clients", 0, "closed-loop client sessions (default 4 per DC)")
 	fl.DurationVar(&opTimeout, "op-timeout", 5*time.Second, "an operation that cannot complete within this returns an error")
+	fl.StringVar(&proto, "protocol", "", "the cluster's protocol (default), or \"noop\" to measure only the ceiling")
+	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling first (default: a quarter of --duration, 0.5s to 5s; negative skips it)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the workload generators")
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file")

@@ -17,6 +17,7 @@ import (
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/transport"
+	"github.com/causeway/causeway/wire/transportpb"
 )
 
 // DefaultOpTimeout bounds every client operation unless
@@ -62,6 +63,7 @@ type ClientConn struct {
 
 	mu       sync.Mutex
 	sessions map[protocol.NodeID]*Session
+	pings    map[protocol.NodeID]chan struct{} // outstanding Pings by sender ID
 	next     uint64
 	closed   bool
 	wg       sync.WaitGroup
@@ -107,6 +109,7 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 		clock:    newClock(cfg.Epoch),
 		tag:      rand.Uint32(),
 		sessions: map[protocol.NodeID]*Session{},
+		pings:    map[protocol.NodeID]chan struct{}{},
 	}
 	var serverTLS, clientTLS *tls.Config
 	if cfg.TLS {
@@ -185,8 +188,55 @@ func (c *ClientConn) NewSession() (*Session, error) {
 	return s, nil
 }
 
+// Ping sends a no-op request to a node of the connection's DC (the n-th,
+// round robin) over the same transport as the protocol's messages and
+// waits for the node's host to answer, without involving the protocol: the
+// round trip a live benchmark's ceiling is made of.
+func (c *ClientConn) Ping(ctx context.Context, n int) error {
+	var nodes []string
+	for _, id := range c.cfg.NodeIDs() {
+		if protocol.NodeID(id).DC() == c.dc {
+			nodes = append(nodes, id)
+		}
+	}
+	if len(nodes) == 0 {
+		return fmt.Errorf("node: no node in datacenter %s", c.dc)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.next++
+	id := SessionID(c.dc, fmt.Sprintf("p%d-%08x", c.next, c.tag), c.tr.Addr())
+	ch := make(chan struct{})
+	c.pings[id] = ch
+	seq := c.next
+	c.mu.Unlock()
+	sendVia(c.tr, c.book, c.log, nil, protocol.Message{From: id, To: protocol.NodeID(nodes[n%len(nodes)]), Body: &transportpb.Ping{Id: seq}})
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.pings, id)
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
 // receive is the transport's Handler: it queues a frame for its session.
 func (c *ClientConn) receive(from, to string, msg proto.Message) {
+	if _, ok := msg.(*transportpb.Pong); ok {
+		c.mu.Lock()
+		ch := c.pings[protocol.NodeID(to)]
+		delete(c.pings, protocol.NodeID(to))
+		c.mu.Unlock()
+		if ch != nil {
+			close(ch)
+		}
+		return
+	}
 	c.mu.Lock()
 	s := c.sessions[protocol.NodeID(to)]
 	c.mu.Unlock()

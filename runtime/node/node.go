@@ -92,6 +92,7 @@ import (
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/transport"
+	"github.com/causeway/causeway/wire/transportpb"
 )
 
 // Options tunes a node host.
@@ -261,6 +262,11 @@ func (h *host) receive(from, to string, msg proto.Message) {
 		return
 	}
 	h.metrics.received.WithLabelValues(typeName(msg)).Inc()
+	if p, ok := msg.(*transportpb.Ping); ok {
+		// The benchmark ceiling: answered here, never by the protocol.
+		h.send(protocol.Message{From: h.id, To: protocol.NodeID(from), Body: &transportpb.Pong{Id: p.Id}})
+		return
+	}
 	if !h.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg}) {
 		h.metrics.dropped.WithLabelValues(dropQueueClosed).Inc()
 	}

@@ -89,6 +89,99 @@ func (x *Frame) GetTo() string {
 	return ""
 }
 
+// Ping is a no-op request a client sends to a node; the node's host answers
+// it with a Pong at once, without involving the protocol. Live benchmarks
+// use it to measure the ceiling of the transport in the same run
+// (ceiling_fraction, karma.txt §5's validation of its COPS).
+type Ping struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Ping) Reset() {
+	*x = Ping{}
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Ping) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Ping) ProtoMessage() {}
+
+func (x *Ping) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Ping.ProtoReflect.Descriptor instead.
+func (*Ping) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_transport_v1_transport_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Ping) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// Pong answers a Ping.
+type Pong struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Pong) Reset() {
+	*x = Pong{}
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Pong) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Pong) ProtoMessage() {}
+
+func (x *Pong) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Pong.ProtoReflect.Descriptor instead.
+func (*Pong) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_transport_v1_transport_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Pong) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
 var File_proto_causeway_transport_v1_transport_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_transport_v1_transport_proto_rawDesc = "" +
@@ -97,7 +190,11 @@ const file_proto_causeway_transport_v1_transport_proto_rawDesc = "" +
 	"\x05Frame\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x03 \x01(\tR\x02to2S\n" +
+	"\x02to\x18\x03 \x01(\tR\x02to\"\x16\n" +
+	"\x04Ping\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\x16\n" +
+	"\x04Pong\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id2S\n" +
 	"\tTransport\x12F\n" +
 	"\x04Link\x12\x1c.causeway.transport.v1.Frame\x1a\x1c.causeway.transport.v1.Frame(\x010\x01B/Z-github.com/causeway/causeway/wire/transportpbb\x06proto3"
 
@@ -113,9 +210,11 @@ func file_proto_causeway_transport_v1_transport_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_transport_v1_transport_proto_rawDescData
 }
 
-var file_proto_causeway_transport_v1_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_proto_causeway_transport_v1_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_proto_causeway_transport_v1_transport_proto_goTypes = []any{
 	(*Frame)(nil), // 0: causeway.transport.v1.Frame
+	(*Ping)(nil),  // 1: causeway.transport.v1.Ping
+	(*Pong)(nil),  // 2: causeway.transport.v1.Pong
 }
 var file_proto_causeway_transport_v1_transport_proto_depIdxs = []int32{
 	0, // 0: causeway.transport.v1.Transport.Link:input_type -> causeway.transport.v1.Frame
@@ -138,7 +237,7 @@ func file_proto_causeway_transport_v1_transport_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_transport_v1_transport_proto_rawDesc), len(file_proto_causeway_transport_v1_transport_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
