@@ -165,6 +165,16 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(r.ok))
 		}
 	}
+	// Tags a protocol sets only for some operations (e.g. a transaction's
+	// second round) are reported when they occurred.
+	for t, n := range r.tags {
+		if res.ProtocolMetrics == nil {
+			res.ProtocolMetrics = map[string]float64{}
+		}
+		if _, ok := res.ProtocolMetrics[t+"_fraction"]; !ok {
+			res.ProtocolMetrics[t+"_fraction"] = round3(float64(n) / float64(max(r.ok, 1)))
+		}
+	}
 	res.Errors = map[string]int64{"get": 0, "put": 0}
 	for op, n := range r.errs {
 		res.Errors[op] = n

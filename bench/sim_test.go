@@ -202,3 +202,53 @@ func TestSameSeedByteIdenticalHistory(t *testing.T) {
 		t.Fatalf("histories differ (%d vs %d bytes)", a.Len(), b.Len())
 	}
 }
+
+// TestGetTransactionsPassUnderRandomFaults runs Karma's get-transactions
+// (karma.txt §4.5) on a tiny, hot key space with random faults: every
+// read_txn must return one causal snapshot, and the runs as a whole must
+// need the second round (so the test exercises it). Answering after the
+// first round alone is caught by this test on about half of the seeds.
+func TestGetTransactionsPassUnderRandomFaults(t *testing.T) {
+	tp, err := topology.Lookup("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("read-txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordCount = 10
+	for _, proto := range []string{"karma", "karma-nc", "cops-pr"} {
+		t.Run(proto, func(t *testing.T) {
+			p, err := protocol.Lookup(proto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds := 8
+			if testing.Short() || raceEnabled {
+				seeds = 1
+			}
+			var round2 float64
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				spec := SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
+					Clients: 48, ServiceTime: 100 * time.Microsecond, Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second}
+				spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Duration)
+				res, err := RunSim(spec)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if res.LatencyMs["read_txn"].P50 == 0 {
+					t.Errorf("seed %d: no read_txn completed", seed)
+				}
+				round2 += res.ProtocolMetrics["txn_round2_fraction"]
+				if !res.Check.OK {
+					t.Errorf("seed %d: %s failed the checker (replay: causeway sim --protocol %s --topology karma-aws8 --workload read-txn --records 10 --clients 48 --jitter 20ms --faults random --duration 3s --seed %d): %s\nfaults: %v",
+						seed, proto, proto, seed, res.Check.FirstViolation(), res.Faults)
+				}
+			}
+			if round2 == 0 {
+				t.Errorf("no transaction needed a second round: the test does not exercise snapshot repair")
+			}
+		})
+	}
+}

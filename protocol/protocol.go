@@ -157,8 +157,8 @@ type Inspector interface {
 }
 
 // Tagger is implemented by protocols whose replies carry Reply.Tags: it
-// lists every tag the protocol may set, so that a run reports each one's
-// fraction even when it is zero (and no other protocol reports it).
+// lists the tags whose fraction a run reports even when it is zero (and no
+// other protocol reports it). Other tags are reported when they occur.
 type Tagger interface {
 	Tags() []string
 }

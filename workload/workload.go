@@ -117,6 +117,14 @@ var presets = map[string]Workload{
 		0.5, 0, 0, 0.5, DistZipfian),
 	"ycsb-95-5": preset("ycsb-95-5", "karma.txt §5 default: 95% reads / 5% puts, zipfian, 200-byte values",
 		0.95, 0.05, 0, 0, DistZipfian),
+	"read-txn": withReadTxns(preset("read-txn", "get-transactions (karma.txt §4.5): 75% gets / 15% puts / 10% read_txn of 4 keys, zipfian",
+		0.75, 0.15, 0, 0, DistZipfian), 0.10),
+}
+
+// withReadTxns gives w a share of read-only transactions.
+func withReadTxns(w Workload, share float64) Workload {
+	w.ReadTxnProportion = share
+	return w
 }
 
 // Names returns the preset workload names, sorted. Lookup also accepts

@@ -357,7 +357,7 @@ func TestDeterminism(t *testing.T) {
 	for _, name := range append(Names(), "ycsb-70-30") {
 		t.Run(name, func(t *testing.T) {
 			w := mustLookup(t, name)
-			w.ReadTxnProportion, w.ReadProportion = 0.05, w.ReadProportion-0.05
+			w.ReadTxnProportion, w.ReadProportion = w.ReadTxnProportion+0.05, w.ReadProportion-0.05
 			a := w.NewClient("s", newRand(99))
 			b := w.NewClient("s", newRand(99))
 			c := w.NewClient("s", newRand(100))
@@ -574,7 +574,7 @@ func TestLookup(t *testing.T) {
 		})
 	}
 	names := Names()
-	if !slices.IsSorted(names) || len(names) != 6 {
+	if !slices.IsSorted(names) || len(names) != 7 {
 		t.Errorf("Names() = %v", names)
 	}
 	for _, n := range names {

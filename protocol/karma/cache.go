@@ -13,6 +13,9 @@ type cached struct {
 	key     string
 	value   []byte
 	version uint64
+	// clock is the commit clock the fill carried: at least the time the
+	// version became readable in every ring (it was stable).
+	clock uint64
 }
 
 // dcCache is a cache node of a DC (karma.txt §3, §4.3): it holds only
@@ -61,12 +64,12 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		if e := c.byKey[b.Key]; e != nil {
 			c.lru.MoveToFront(e)
 			o := e.Value.(*cached)
-			rep.Hit, rep.Value, rep.Version = true, o.value, o.version
+			rep.Hit, rep.Value, rep.Version, rep.Clock = true, o.value, o.version, o.clock
 		}
 		r.Send(c.id, m.From, rep)
 	case *pb.CacheFill:
 		if b.Epoch == c.epoch && c.lastInv[b.Key] <= b.Seq {
-			c.fill(b.Key, b.Value, b.Version)
+			c.fill(b.Key, b.Value, b.Version, b.Clock)
 		}
 	case *pb.Invalidate:
 		c.seq++
@@ -83,16 +86,17 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	return r
 }
 
-func (c *dcCache) fill(key string, value []byte, version uint64) {
+func (c *dcCache) fill(key string, value []byte, version, clock uint64) {
 	if e := c.byKey[key]; e != nil {
 		o := e.Value.(*cached)
 		if version > o.version {
 			o.value, o.version = value, version
 		}
+		o.clock = max(o.clock, clock)
 		c.lru.MoveToFront(e)
 		return
 	}
-	c.byKey[key] = c.lru.PushFront(&cached{key: key, value: value, version: version})
+	c.byKey[key] = c.lru.PushFront(&cached{key: key, value: value, version: version, clock: clock})
 	for c.lru.Len() > c.capacity {
 		old := c.lru.Remove(c.lru.Back()).(*cached)
 		delete(c.byKey, old.key) // silent eviction: the MMs are not told

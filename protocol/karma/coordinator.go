@@ -66,6 +66,7 @@ type threadState struct {
 	notify     *wbEntry
 	lastNotify time.Duration
 	get        *pendingGet
+	txn        *pendingTxn
 	// maxSeen is the highest version the thread has read from a ring or
 	// cache: every write in its causal past has a version at most this.
 	maxSeen uint64
@@ -86,7 +87,8 @@ type coordinator struct {
 	myRing int
 	topo   *topology.Topology
 	index  uint64 // among all CCs, for versions
-	clock  uint64 // Lamport counter
+	clock  uint64 // Lamport counter of write versions
+	lc     commitClock
 	nextID uint64 // write-buffer entry and request ids
 
 	threads map[string]*threadState
@@ -119,6 +121,7 @@ func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 // recover reloads the write buffers ("w/<thread>/<id>") and ring
 // restrictions ("r/<thread>/<key@version>") after a crash.
 func (c *coordinator) recover(st storage.Reader) {
+	c.lc = recoverClock(st)
 	_ = st.Scan("w/", func(r storage.Record) error {
 		i := strings.LastIndexByte(r.Key, '/')
 		var put pb.RingPut
@@ -184,7 +187,7 @@ func (c *coordinator) busy() bool {
 		return true
 	}
 	for _, t := range c.threads {
-		if t.get != nil || len(t.drr) > 0 {
+		if t.get != nil || t.txn != nil || len(t.drr) > 0 {
 			return true
 		}
 	}
@@ -209,9 +212,13 @@ func (c *coordinator) Tick(now time.Duration, _ uint64) protocol.Ready {
 		if g := t.get; g != nil && now >= g.deadline {
 			c.getTimedOut(now, t, &r)
 		}
+		if tx := t.txn; tx != nil && now >= tx.deadline {
+			c.txnTimedOut(now, t, &r)
+		}
 		c.maybeNotify(now, t, &r)
 	}
 	c.armTimer(&r)
+	c.lc.persist(&r)
 	return r
 }
 
@@ -223,14 +230,24 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.put(now, m.From, b, &r)
 	case *pb.ClientGet:
 		c.get(now, m.From, b, &r)
+	case *pb.ClientTxn:
+		c.txnStart(now, m.From, b, &r)
 	case *pb.RingPutAck:
+		c.lc.observe(b.Clock)
 		c.ringAck(now, b, &r)
 	case *pb.RingGetReply:
-		c.ringReply(now, b, &r)
+		c.lc.observe(b.Clock)
+		if t := c.threads[c.reqs[b.ReqId]]; t != nil && t.txn != nil {
+			c.txnReply(now, t, b, &r)
+		} else {
+			c.ringReply(now, b, &r)
+		}
 	case *pb.CacheGetReply:
+		c.lc.observe(b.Clock)
 		c.cacheReply(now, b, &r)
 	}
 	c.armTimer(&r)
+	c.lc.persist(&r)
 	return r
 }
 
@@ -239,6 +256,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 // the thread's in-flight reads as put-after dependencies (§4.1.2).
 func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientPut, r *protocol.Ready) {
 	t := c.thread(b.Session)
+	t.get, t.txn = nil, nil
 	c.clock++
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.clock<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
 	if n := len(t.wb); n > 0 {
@@ -291,9 +309,9 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 			case e.acked[ring]:
 			case !e.sent[ring]:
 				e.sent[ring], e.retry[ring] = true, protocol.SentAt(now)
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), e.put)
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
 			case due(&e.retry[ring], now):
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), e.put)
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
 			}
 		}
 	}
@@ -318,7 +336,7 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 		t.notify = nil
 	} else {
 		for ring := range c.topo.Rings() {
-			r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version})
+			r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now})
 		}
 		t.wb = slices.DeleteFunc(t.wb, func(x *wbEntry) bool { return x == e })
 		if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {
@@ -363,6 +381,7 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 // restricted ring, else the DC cache, else the nearest ring.
 func (c *coordinator) get(now time.Duration, from protocol.NodeID, b *pb.ClientGet, r *protocol.Ready) {
 	t := c.thread(b.Session)
+	t.txn = nil // a session has one operation outstanding: an older one timed out
 	g := &pendingGet{reqID: b.ReqId, from: from, key: b.Key, restricted: c.restricted(t), tried: map[int]bool{}}
 	t.get = g
 	bound := c.binding(t)
@@ -449,7 +468,7 @@ func (c *coordinator) readRing(now time.Duration, t *threadState, ring int, r *p
 	g.ringReq = c.newReq(t)
 	to := replica(c.topo, ring, g.key)
 	g.sentAt, g.deadline = now, now+c.est[to.DC()]*4+200*time.Millisecond
-	req := &pb.RingGet{ReqId: g.ringReq, Key: g.key}
+	req := &pb.RingGet{ReqId: g.ringReq, Key: g.key, Clock: c.lc.now}
 	if c.p.mode.Caches && c.binding(t) < 0 {
 		req.CacheDc = c.dc
 		g.cacheDC = c.dc
@@ -536,8 +555,14 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
 		}
 	} else if b.Version > 0 && g.cacheDC != "" && g.epoch != 0 {
-		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq})
+		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq, Clock: c.lc.now})
 	}
 	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
 		WideArea: dc != c.dc, Restricted: g.restricted})
+}
+
+// withClock returns a copy of a buffered write carrying the CC's commit
+// clock now (the buffered message itself may be in a runtime's hands).
+func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
 }

@@ -4,7 +4,8 @@
 // the two schemes it is measured against on the same rings, as three
 // registered protocols:
 //
-//   - karma:    §3–§4.3 — dynamic ring restrictions, write buffers, caches.
+//   - karma:    §3–§4.5 — dynamic ring restrictions, write buffers, caches,
+//     get-transactions.
 //   - karma-nc: Karma without caches (§5 "Karma-NC").
 //   - cops-pr:  COPS over the same rings with static binding: a client reads
 //     only its DC's ring; write buffers, no caches (§1, §5 "COPS-PR").
@@ -59,10 +60,40 @@
 // with the restrictions as dependencies; once every ring answers, they are
 // lifted.
 //
+// # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
+//
+// All reads of a transaction go to one ring — the thread's restricted ring,
+// else the ring whose farthest replica of the keys is nearest — and bypass
+// the caches. Round one reads the latest versions, each with the interval
+// [evt, clock] of commit-clock time in which its replica knows it valid;
+// the effective time eff is the largest of the CC's clock at the start and
+// every evt; keys whose interval ends before eff are read again as of eff
+// from the MMs' multiversion windows (round two, tag txn_round2). A
+// version that has left the window answers too_old and the transaction
+// starts again; an unanswered round starts again on another ring when the
+// thread is free to choose (§4.5: "retry the transaction in a different
+// ring"). The thread's own writes the snapshot lacks come from its write
+// buffer, and in-flight versions read restrict the thread as a get's would.
+//
+// # Commit clock (clock.go)
+//
+// A Lamport clock kept by every MM and CC, separate from write versions: an
+// MM ticks it when a version becomes readable there (its evt) and every
+// message that orders commits carries it (RingPut, DepOK, RingPutAck,
+// Stable, RingGet/Reply, CacheFill/CacheGetReply). So a write's evt in a
+// ring exceeds the evt there of everything in its writer's causal past —
+// through put-after DepOKs for in-flight dependencies, and for stable ones
+// because STABLE carries the acknowledgements' clocks from every ring into
+// the MMs and caches a reader gets them from — and the CC's clock covers
+// every version in its threads' causal past, in every ring they may read.
+// The clock is persisted as a lease (a synced mark ahead of it) so it never
+// runs backwards across a crash.
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
-//	RingGet -> RingGetReply               CC -> MM (any ring) -> CC
+//	ClientTxn -> ClientReply (reads)      session -> CC -> session (§4.5)
+//	RingGet -> RingGetReply               CC -> MM (any ring) -> CC; txn, at: §4.5
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
 //	Stable                                CC -> MM of every ring
 //	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring
@@ -72,7 +103,8 @@
 // # Storage
 //
 // MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers;
-// "t/<key>" highest stable version. CC: "w/<thread>/<id>" WB entries,
+// "t/<key>" highest stable version; "c" the commit clock's lease (MMs and
+// CCs). CC: "w/<thread>/<id>" WB entries,
 // "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
 // them is answered). Caches keep nothing.
 //
@@ -105,6 +137,17 @@
 //   - STABLE notifications are not retransmitted; a lost one leaves the
 //     version in flight (reads of it restrict the reader, who is released by
 //     notify-after), which costs performance, not safety.
-//   - Get-transactions (§4.5) are not implemented yet: read_txn and
-//     write_txn answer ErrUnsupported.
+//   - Sessions cannot move to another DC's client coordinator with a
+//     session token (protocol.Mover/Resumer) yet: SessionToken and
+//     ResumeSession answer "protocol karma does not support moving
+//     sessions" (likewise karma-nc and cops-pr).
+//   - Get-transactions use a commit clock of their own beside the write
+//     versions (see above): CC-minted versions reach rings late and in
+//     any order, so "valid at version time t" would not be a stable
+//     snapshot. The multiversion window lives in memory (txnWindow, at
+//     most maxOldVersions per key); after a restart an MM claims its
+//     versions valid from its recovered clock, so a transaction that needs
+//     an older one starts again (never reads a wrong one).
+//   - Write-only transactions are not offered (§4.5: "not worth the
+//     complexity"): write_txn answers ErrUnsupported.
 package karma

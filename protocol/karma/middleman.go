@@ -18,7 +18,23 @@ import (
 type object struct {
 	value   []byte
 	version uint64
+	// evt is the commit-clock time at which the version became readable
+	// here (Eiger's earliest valid time).
+	evt uint64
 }
+
+// oldVersion is a superseded version kept for get-transactions (§4.5).
+type oldVersion struct {
+	object
+	until time.Duration // when it was superseded, on this node's clock
+}
+
+// Get-transactions' multiversion window: a superseded version is kept this
+// long, and at most maxOldVersions of them per key.
+const (
+	txnWindow      = 5 * time.Second
+	maxOldVersions = 16
+)
 
 // incomingWrite is a put-after waiting for its dependencies in this ring.
 type incomingWrite struct {
@@ -47,6 +63,10 @@ type middleMan struct {
 	ring  int
 	topo  *topology.Topology
 	store map[string]object
+	// old holds each key's superseded versions, oldest first, for
+	// get-transactions' second rounds.
+	old map[string][]oldVersion
+	lc  commitClock
 	// committed holds every version written in this ring (stored, or
 	// superseded by a newer one, after its dependencies and invalidations):
 	// what a DepCheck asks for. See doc.go on why "or newer" is not enough.
@@ -68,15 +88,19 @@ type middleMan struct {
 
 func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	m := &middleMan{p: p, id: cfg.ID, dc: cfg.ID.DC(), ring: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
-		store: map[string]object{}, committed: map[string]bool{}, stable: map[string]uint64{},
+		store: map[string]object{}, old: map[string][]oldVersion{}, committed: map[string]bool{}, stable: map[string]uint64{},
 		cachedAt: map[string]map[string]bool{}, cachedAtLost: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, inval: map[string]*invalidation{}}
 	if cfg.Storage == nil {
 		return m
 	}
+	// Versions stored before the crash became readable at some time no
+	// later than the clock's recovered mark; claiming the mark is safe
+	// (a transaction reading earlier starts again).
+	m.lc = recoverClock(cfg.Storage)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
-		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version}
+		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
 		m.cachedAtLost[r.Key[2:]] = true
 		return nil
 	})
@@ -123,6 +147,7 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 		}
 	}
 	m.armTimer(&r)
+	m.lc.persist(&r)
 	return r
 }
 
@@ -131,10 +156,13 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	var r protocol.Ready
 	switch b := msg.Body.(type) {
 	case *pb.RingGet:
+		m.lc.observe(b.Clock)
 		m.get(msg.From, b, &r)
 	case *pb.RingPut:
+		m.lc.observe(b.Clock)
 		m.put(now, msg.From, b, &r)
 	case *pb.Stable:
+		m.lc.observe(b.Clock)
 		if b.Version > m.stable[b.Key] {
 			m.stable[b.Key] = b.Version
 			r.Write(storage.Write{Kind: storage.Put, Key: "t/" + b.Key, Version: b.Version}, false)
@@ -142,7 +170,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
 		if m.committed[dk] {
-			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep})
+			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
 		} else {
 			if m.waiters[dk] == nil {
 				m.waiters[dk] = map[protocol.NodeID]bool{}
@@ -150,6 +178,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			m.waiters[dk][msg.From] = true
 		}
 	case *pb.DepOK:
+		m.lc.observe(b.Clock)
 		m.depSatisfied(now, depKey(b.Dep.Key, b.Dep.Version), &r)
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
@@ -162,23 +191,60 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 	}
 	m.armTimer(&r)
+	m.lc.persist(&r)
 	return r
 }
 
 // get answers a ring read with the current version and whether it is in
 // flight. A stable value about to be cached at cache_dc adds that DC to
-// the key's cached-at set.
+// the key's cached-at set. A get-transaction's second round (at > 0) reads
+// the version valid at that commit-clock time instead (§4.5).
 func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) {
 	o := m.store[b.Key]
+	if b.At > 0 {
+		// Every version committed from now on is later than at.
+		m.lc.observe(b.At)
+		var ok bool
+		if o, ok = m.versionAt(b.Key, b.At); !ok {
+			r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(m.ring), Clock: m.lc.now, TooOld: true})
+			return
+		}
+	}
 	inFlight := o.version > m.stable[b.Key]
-	if !inFlight && b.CacheDc != "" && m.p.mode.Caches {
+	if !inFlight && b.CacheDc != "" && m.p.mode.Caches && !b.Txn {
 		if m.cachedAt[b.Key] == nil {
 			m.cachedAt[b.Key] = map[string]bool{}
 		}
 		m.cachedAt[b.Key][b.CacheDc] = true
 	}
 	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
-		InFlight: inFlight, Ring: int32(m.ring)})
+		InFlight: inFlight, Ring: int32(m.ring), Clock: m.lc.now, Evt: o.evt})
+}
+
+// versionAt returns key's version valid at commit-clock time at: the
+// newest with evt <= at, if the window still holds it.
+func (m *middleMan) versionAt(key string, at uint64) (object, bool) {
+	if o := m.store[key]; o.evt <= at {
+		return o, true
+	}
+	old := m.old[key]
+	for i := len(old) - 1; i >= 0; i-- {
+		if old[i].evt <= at {
+			return old[i].object, true
+		}
+	}
+	return object{}, false
+}
+
+// supersede keeps key's current version in the multiversion window and
+// prunes what has left it.
+func (m *middleMan) supersede(now time.Duration, key string) {
+	old := append(m.old[key], oldVersion{object: m.store[key], until: now})
+	drop := max(0, len(old)-maxOldVersions)
+	for drop < len(old) && now-old[drop].until > txnWindow {
+		drop++
+	}
+	m.old[key] = old[drop:]
 }
 
 // put handles a propagator's put or put-after (or notify-after).
@@ -189,7 +255,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	}
 	switch {
 	case !b.Notify && m.committed[wk]:
-		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring)})
+		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
 		return
 	case m.inval[wk] != nil:
 		m.inval[wk].from, m.inval[wk].id = from, b.Id // ack the latest sender
@@ -226,11 +292,12 @@ func (m *middleMan) depSatisfied(now time.Duration, dk string, r *protocol.Ready
 func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Ready) {
 	b := w.msg
 	if b.Notify {
-		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring)})
+		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
 		return
 	}
 	if b.Version > m.store[b.Key].version {
-		m.store[b.Key] = object{value: b.Value, version: b.Version}
+		m.supersede(now, b.Key)
+		m.store[b.Key] = object{value: b.Value, version: b.Version, evt: m.lc.tick()}
 		r.Write(storage.Write{Kind: storage.Put, Key: "d/" + b.Key, Version: b.Version, Value: b.Value}, true)
 		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + b.Key, Version: b.Version}, true)
 		r.Visible(b.Key, b.Value)
@@ -278,10 +345,10 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
 	}
 	for _, from := range slices.Sorted(maps.Keys(m.waiters[dk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
 	}
 	delete(m.waiters, dk)
-	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring)})
+	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now})
 }
 
 // marshal encodes a generated message (it cannot fail).

@@ -26,16 +26,21 @@ func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} 
 // Submit implements protocol.Session.
 func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
-	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
+	if req.Op == protocol.OpWriteTxn {
+		// §4.5: Karma does not offer write-only transactions (they would
+		// need two-phase commit in the wide area).
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
 	}
 	s.nextReq++
 	s.reqID = s.nextReq
 	s.pending = &req
-	if req.Op == protocol.OpGet {
+	switch req.Op {
+	case protocol.OpGet:
 		r.Send(s.id, s.cc, &pb.ClientGet{ReqId: s.reqID, Session: string(s.id), Key: req.Key})
-	} else {
+	case protocol.OpReadTxn:
+		r.Send(s.id, s.cc, &pb.ClientTxn{ReqId: s.reqID, Session: string(s.id), Keys: req.Keys})
+	default:
 		r.Send(s.id, s.cc, &pb.ClientPut{ReqId: s.reqID, Session: string(s.id), Key: req.Key, Value: req.Value})
 	}
 	if s.timeout > 0 {
@@ -60,13 +65,25 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	if b.CacheHit {
 		rep.Tags = append(rep.Tags, "cache_hit")
 	}
+	if b.SecondRound {
+		rep.Tags = append(rep.Tags, "txn_round2")
+	}
 	switch {
 	case b.Unavailable:
 		rep.Err = protocol.ErrUnavailable
 	case req.Op == protocol.OpGet && b.Found:
-		rep.Value = b.Value
-		if rep.Value == nil {
-			rep.Value = []byte{}
+		rep.Value = nonNil(b.Value)
+	case req.Op == protocol.OpReadTxn:
+		if len(b.Reads) != len(req.Keys) {
+			rep.Err = protocol.ErrUnavailable // cannot happen: the CC answers every key
+			break
+		}
+		for i, k := range req.Keys {
+			kv := protocol.KV{Key: k}
+			if b.Reads[i].Found {
+				kv.Value = nonNil(b.Reads[i].Value)
+			}
+			rep.Reads = append(rep.Reads, kv)
 		}
 	}
 	r.Reply(rep)
@@ -82,4 +99,13 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout})
 	}
 	return r
+}
+
+// nonNil maps a found empty value to a non-nil one (nil is the initial
+// state).
+func nonNil(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return v
 }

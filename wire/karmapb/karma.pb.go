@@ -209,6 +209,120 @@ func (x *ClientPut) GetValue() []byte {
 	return nil
 }
 
+// ClientTxn: session -> its CC, a get-transaction (§4.5).
+type ClientTxn struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Session       string                 `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	Keys          []string               `protobuf:"bytes,3,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientTxn) Reset() {
+	*x = ClientTxn{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientTxn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientTxn) ProtoMessage() {}
+
+func (x *ClientTxn) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientTxn.ProtoReflect.Descriptor instead.
+func (*ClientTxn) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ClientTxn) GetReqId() uint64 {
+	if x != nil {
+		return x.ReqId
+	}
+	return 0
+}
+
+func (x *ClientTxn) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *ClientTxn) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+// TxnRead is one key's result in a get-transaction.
+type TxnRead struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         []byte                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	Found         bool                   `protobuf:"varint,2,opt,name=found,proto3" json:"found,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TxnRead) Reset() {
+	*x = TxnRead{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TxnRead) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TxnRead) ProtoMessage() {}
+
+func (x *TxnRead) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TxnRead.ProtoReflect.Descriptor instead.
+func (*TxnRead) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TxnRead) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *TxnRead) GetFound() bool {
+	if x != nil {
+		return x.Found
+	}
+	return false
+}
+
 // ClientReply: CC -> session.
 type ClientReply struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -223,14 +337,18 @@ type ClientReply struct {
 	// cache_hit is true when a DC cache answered.
 	CacheHit bool `protobuf:"varint,6,opt,name=cache_hit,json=cacheHit,proto3" json:"cache_hit,omitempty"`
 	// unavailable is true when no ring the session may use answered.
-	Unavailable   bool `protobuf:"varint,7,opt,name=unavailable,proto3" json:"unavailable,omitempty"`
+	Unavailable bool `protobuf:"varint,7,opt,name=unavailable,proto3" json:"unavailable,omitempty"`
+	// reads answers a get-transaction, in the order of its keys.
+	Reads []*TxnRead `protobuf:"bytes,8,rep,name=reads,proto3" json:"reads,omitempty"`
+	// second_round is true when a get-transaction needed its second round.
+	SecondRound   bool `protobuf:"varint,9,opt,name=second_round,json=secondRound,proto3" json:"second_round,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ClientReply) Reset() {
 	*x = ClientReply{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[3]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -242,7 +360,7 @@ func (x *ClientReply) String() string {
 func (*ClientReply) ProtoMessage() {}
 
 func (x *ClientReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[3]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -255,7 +373,7 @@ func (x *ClientReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientReply.ProtoReflect.Descriptor instead.
 func (*ClientReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{3}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ClientReply) GetReqId() uint64 {
@@ -307,6 +425,20 @@ func (x *ClientReply) GetUnavailable() bool {
 	return false
 }
 
+func (x *ClientReply) GetReads() []*TxnRead {
+	if x != nil {
+		return x.Reads
+	}
+	return nil
+}
+
+func (x *ClientReply) GetSecondRound() bool {
+	if x != nil {
+		return x.SecondRound
+	}
+	return false
+}
+
 // RingGet: CC -> the key's MM in one ring.
 type RingGet struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -314,14 +446,21 @@ type RingGet struct {
 	Key   string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
 	// cache_dc, when set, is the DC whose cache the CC will fill if the value
 	// is stable: the MM adds it to the key's cached-at set (§4.3).
-	CacheDc       string `protobuf:"bytes,3,opt,name=cache_dc,json=cacheDc,proto3" json:"cache_dc,omitempty"`
+	CacheDc string `protobuf:"bytes,3,opt,name=cache_dc,json=cacheDc,proto3" json:"cache_dc,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock uint64 `protobuf:"varint,4,opt,name=clock,proto3" json:"clock,omitempty"`
+	// txn marks a get-transaction read (§4.5): it bypasses caches.
+	Txn bool `protobuf:"varint,5,opt,name=txn,proto3" json:"txn,omitempty"`
+	// at, when non-zero, asks for the version valid at this commit-clock
+	// time (a get-transaction's second round) rather than the latest.
+	At            uint64 `protobuf:"varint,6,opt,name=at,proto3" json:"at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RingGet) Reset() {
 	*x = RingGet{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[4]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -333,7 +472,7 @@ func (x *RingGet) String() string {
 func (*RingGet) ProtoMessage() {}
 
 func (x *RingGet) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[4]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -346,7 +485,7 @@ func (x *RingGet) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingGet.ProtoReflect.Descriptor instead.
 func (*RingGet) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{4}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RingGet) GetReqId() uint64 {
@@ -370,22 +509,52 @@ func (x *RingGet) GetCacheDc() string {
 	return ""
 }
 
+func (x *RingGet) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
+func (x *RingGet) GetTxn() bool {
+	if x != nil {
+		return x.Txn
+	}
+	return false
+}
+
+func (x *RingGet) GetAt() uint64 {
+	if x != nil {
+		return x.At
+	}
+	return 0
+}
+
 // RingGetReply: MM -> CC.
 type RingGetReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Value         []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
-	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"` // 0: never written
-	InFlight      bool                   `protobuf:"varint,5,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
-	Ring          int32                  `protobuf:"varint,6,opt,name=ring,proto3" json:"ring,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ReqId    uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key      string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Value    []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	Version  uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"` // 0: never written
+	InFlight bool                   `protobuf:"varint,5,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	Ring     int32                  `protobuf:"varint,6,opt,name=ring,proto3" json:"ring,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
+	// evt is the commit-clock time at which this version became readable
+	// here (Eiger's earliest valid time); the version is valid at least
+	// until clock (its latest valid time, as far as this reply knows).
+	Evt uint64 `protobuf:"varint,8,opt,name=evt,proto3" json:"evt,omitempty"`
+	// too_old: the version valid at RingGet.at has left the multiversion
+	// window; the transaction must start again.
+	TooOld        bool `protobuf:"varint,9,opt,name=too_old,json=tooOld,proto3" json:"too_old,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RingGetReply) Reset() {
 	*x = RingGetReply{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[5]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -397,7 +566,7 @@ func (x *RingGetReply) String() string {
 func (*RingGetReply) ProtoMessage() {}
 
 func (x *RingGetReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[5]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -410,7 +579,7 @@ func (x *RingGetReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingGetReply.ProtoReflect.Descriptor instead.
 func (*RingGetReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{5}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RingGetReply) GetReqId() uint64 {
@@ -455,6 +624,27 @@ func (x *RingGetReply) GetRing() int32 {
 	return 0
 }
 
+func (x *RingGetReply) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
+func (x *RingGetReply) GetEvt() uint64 {
+	if x != nil {
+		return x.Evt
+	}
+	return 0
+}
+
+func (x *RingGetReply) GetTooOld() bool {
+	if x != nil {
+		return x.TooOld
+	}
+	return false
+}
+
 // RingPut: a CC's propagator -> the key's MM in one ring: put (no deps) or
 // put-after (deps). notify marks a notify-after (§4.2): the deps are
 // checked and the CC notified, but nothing is written.
@@ -466,14 +656,16 @@ type RingPut struct {
 	Deps    []*Dep                 `protobuf:"bytes,4,rep,name=deps,proto3" json:"deps,omitempty"`
 	Notify  bool                   `protobuf:"varint,5,opt,name=notify,proto3" json:"notify,omitempty"`
 	// id names the write-buffer entry at the CC (for the acknowledgement).
-	Id            uint64 `protobuf:"varint,6,opt,name=id,proto3" json:"id,omitempty"`
+	Id uint64 `protobuf:"varint,6,opt,name=id,proto3" json:"id,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RingPut) Reset() {
 	*x = RingPut{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[6]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -485,7 +677,7 @@ func (x *RingPut) String() string {
 func (*RingPut) ProtoMessage() {}
 
 func (x *RingPut) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[6]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -498,7 +690,7 @@ func (x *RingPut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingPut.ProtoReflect.Descriptor instead.
 func (*RingPut) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{6}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RingPut) GetKey() string {
@@ -543,19 +735,28 @@ func (x *RingPut) GetId() uint64 {
 	return 0
 }
 
+func (x *RingPut) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
 // RingPutAck: MM -> CC, once the write is in the ring (deps satisfied,
 // stored, caches invalidated).
 type RingPutAck struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Ring          int32                  `protobuf:"varint,2,opt,name=ring,proto3" json:"ring,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Ring  int32                  `protobuf:"varint,2,opt,name=ring,proto3" json:"ring,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RingPutAck) Reset() {
 	*x = RingPutAck{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[7]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +768,7 @@ func (x *RingPutAck) String() string {
 func (*RingPutAck) ProtoMessage() {}
 
 func (x *RingPutAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[7]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +781,7 @@ func (x *RingPutAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingPutAck.ProtoReflect.Descriptor instead.
 func (*RingPutAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{7}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RingPutAck) GetId() uint64 {
@@ -597,18 +798,27 @@ func (x *RingPutAck) GetRing() int32 {
 	return 0
 }
 
+func (x *RingPutAck) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
 // Stable: CC -> the key's MM in every ring, after every ring acknowledged.
 type Stable struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Stable) Reset() {
 	*x = Stable{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[8]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -620,7 +830,7 @@ func (x *Stable) String() string {
 func (*Stable) ProtoMessage() {}
 
 func (x *Stable) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[8]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +843,7 @@ func (x *Stable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stable.ProtoReflect.Descriptor instead.
 func (*Stable) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{8}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Stable) GetKey() string {
@@ -650,6 +860,13 @@ func (x *Stable) GetVersion() uint64 {
 	return 0
 }
 
+func (x *Stable) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
 // DepCheck: MM -> the MM owning dep.key in the same ring; DepOK is the
 // answer once that version is committed there.
 type DepCheck struct {
@@ -661,7 +878,7 @@ type DepCheck struct {
 
 func (x *DepCheck) Reset() {
 	*x = DepCheck{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[9]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -673,7 +890,7 @@ func (x *DepCheck) String() string {
 func (*DepCheck) ProtoMessage() {}
 
 func (x *DepCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[9]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -686,7 +903,7 @@ func (x *DepCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DepCheck.ProtoReflect.Descriptor instead.
 func (*DepCheck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{9}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DepCheck) GetDep() *Dep {
@@ -698,15 +915,17 @@ func (x *DepCheck) GetDep() *Dep {
 
 // DepOK: the answer to DepCheck.
 type DepOK struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dep           *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Dep   *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DepOK) Reset() {
 	*x = DepOK{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[10]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -718,7 +937,7 @@ func (x *DepOK) String() string {
 func (*DepOK) ProtoMessage() {}
 
 func (x *DepOK) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[10]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -731,7 +950,7 @@ func (x *DepOK) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DepOK.ProtoReflect.Descriptor instead.
 func (*DepOK) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{10}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DepOK) GetDep() *Dep {
@@ -739,6 +958,13 @@ func (x *DepOK) GetDep() *Dep {
 		return x.Dep
 	}
 	return nil
+}
+
+func (x *DepOK) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
 }
 
 // CacheGet: CC -> a cache node of its DC.
@@ -752,7 +978,7 @@ type CacheGet struct {
 
 func (x *CacheGet) Reset() {
 	*x = CacheGet{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[11]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +990,7 @@ func (x *CacheGet) String() string {
 func (*CacheGet) ProtoMessage() {}
 
 func (x *CacheGet) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[11]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +1003,7 @@ func (x *CacheGet) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheGet.ProtoReflect.Descriptor instead.
 func (*CacheGet) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{11}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CacheGet) GetReqId() uint64 {
@@ -803,15 +1029,17 @@ type CacheGetReply struct {
 	Version uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
 	// epoch names the cache's incarnation and seq its invalidation count at
 	// the miss; a fill must carry both back.
-	Epoch         uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
-	Seq           uint64 `protobuf:"varint,6,opt,name=seq,proto3" json:"seq,omitempty"`
+	Epoch uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Seq   uint64 `protobuf:"varint,6,opt,name=seq,proto3" json:"seq,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CacheGetReply) Reset() {
 	*x = CacheGetReply{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[12]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +1051,7 @@ func (x *CacheGetReply) String() string {
 func (*CacheGetReply) ProtoMessage() {}
 
 func (x *CacheGetReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[12]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +1064,7 @@ func (x *CacheGetReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheGetReply.ProtoReflect.Descriptor instead.
 func (*CacheGetReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{12}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CacheGetReply) GetReqId() uint64 {
@@ -881,21 +1109,30 @@ func (x *CacheGetReply) GetSeq() uint64 {
 	return 0
 }
 
+func (x *CacheGetReply) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
 // CacheFill: CC -> cache, with a stable value it read from a ring.
 type CacheFill struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
-	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
-	Epoch         uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
-	Seq           uint64                 `protobuf:"varint,5,opt,name=seq,proto3" json:"seq,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value   []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	Version uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	Epoch   uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Seq     uint64                 `protobuf:"varint,5,opt,name=seq,proto3" json:"seq,omitempty"`
+	// clock is the sender's commit clock (see "Commit clock" in doc.go).
+	Clock         uint64 `protobuf:"varint,6,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CacheFill) Reset() {
 	*x = CacheFill{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[13]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +1144,7 @@ func (x *CacheFill) String() string {
 func (*CacheFill) ProtoMessage() {}
 
 func (x *CacheFill) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[13]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +1157,7 @@ func (x *CacheFill) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheFill.ProtoReflect.Descriptor instead.
 func (*CacheFill) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{13}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CacheFill) GetKey() string {
@@ -958,6 +1195,13 @@ func (x *CacheFill) GetSeq() uint64 {
 	return 0
 }
 
+func (x *CacheFill) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
 // Invalidate: MM -> a cache, before a new version is acknowledged.
 type Invalidate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -970,7 +1214,7 @@ type Invalidate struct {
 
 func (x *Invalidate) Reset() {
 	*x = Invalidate{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[14]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1226,7 @@ func (x *Invalidate) String() string {
 func (*Invalidate) ProtoMessage() {}
 
 func (x *Invalidate) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[14]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1239,7 @@ func (x *Invalidate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invalidate.ProtoReflect.Descriptor instead.
 func (*Invalidate) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{14}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Invalidate) GetKey() string {
@@ -1030,7 +1274,7 @@ type InvalidateAck struct {
 
 func (x *InvalidateAck) Reset() {
 	*x = InvalidateAck{}
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[15]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1286,7 @@ func (x *InvalidateAck) String() string {
 func (*InvalidateAck) ProtoMessage() {}
 
 func (x *InvalidateAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[15]
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1299,7 @@ func (x *InvalidateAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvalidateAck.ProtoReflect.Descriptor instead.
 func (*InvalidateAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{15}
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *InvalidateAck) GetKey() string {
@@ -1088,7 +1332,14 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x04 \x01(\fR\x05value\"\xcc\x01\n" +
+	"\x05value\x18\x04 \x01(\fR\x05value\"P\n" +
+	"\tClientTxn\x12\x15\n" +
+	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
+	"\asession\x18\x02 \x01(\tR\asession\x12\x12\n" +
+	"\x04keys\x18\x03 \x03(\tR\x04keys\"5\n" +
+	"\aTxnRead\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\x12\x14\n" +
+	"\x05found\x18\x02 \x01(\bR\x05found\"\xa1\x02\n" +
 	"\vClientReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x14\n" +
@@ -1098,52 +1349,66 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"restricted\x18\x05 \x01(\bR\n" +
 	"restricted\x12\x1b\n" +
 	"\tcache_hit\x18\x06 \x01(\bR\bcacheHit\x12 \n" +
-	"\vunavailable\x18\a \x01(\bR\vunavailable\"M\n" +
+	"\vunavailable\x18\a \x01(\bR\vunavailable\x120\n" +
+	"\x05reads\x18\b \x03(\v2\x1a.causeway.karma.v1.TxnReadR\x05reads\x12!\n" +
+	"\fsecond_round\x18\t \x01(\bR\vsecondRound\"\x85\x01\n" +
 	"\aRingGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x19\n" +
-	"\bcache_dc\x18\x03 \x01(\tR\acacheDc\"\x98\x01\n" +
+	"\bcache_dc\x18\x03 \x01(\tR\acacheDc\x12\x14\n" +
+	"\x05clock\x18\x04 \x01(\x04R\x05clock\x12\x10\n" +
+	"\x03txn\x18\x05 \x01(\bR\x03txn\x12\x0e\n" +
+	"\x02at\x18\x06 \x01(\x04R\x02at\"\xd9\x01\n" +
 	"\fRingGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x03 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x1b\n" +
 	"\tin_flight\x18\x05 \x01(\bR\binFlight\x12\x12\n" +
-	"\x04ring\x18\x06 \x01(\x05R\x04ring\"\x9f\x01\n" +
+	"\x04ring\x18\x06 \x01(\x05R\x04ring\x12\x14\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x10\n" +
+	"\x03evt\x18\b \x01(\x04R\x03evt\x12\x17\n" +
+	"\atoo_old\x18\t \x01(\bR\x06tooOld\"\xb5\x01\n" +
 	"\aRingPut\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12*\n" +
 	"\x04deps\x18\x04 \x03(\v2\x16.causeway.karma.v1.DepR\x04deps\x12\x16\n" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
-	"\x02id\x18\x06 \x01(\x04R\x02id\"0\n" +
+	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\"F\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
-	"\x04ring\x18\x02 \x01(\x05R\x04ring\"4\n" +
+	"\x04ring\x18\x02 \x01(\x05R\x04ring\x12\x14\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"J\n" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"4\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"4\n" +
 	"\bDepCheck\x12(\n" +
-	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"1\n" +
+	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"G\n" +
 	"\x05DepOK\x12(\n" +
-	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"3\n" +
+	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
+	"\x05clock\x18\x02 \x01(\x04R\x05clock\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\x90\x01\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\xa6\x01\n" +
 	"\rCacheGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03hit\x18\x02 \x01(\bR\x03hit\x12\x14\n" +
 	"\x05value\x18\x03 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x10\n" +
-	"\x03seq\x18\x06 \x01(\x04R\x03seq\"u\n" +
+	"\x03seq\x18\x06 \x01(\x04R\x03seq\x12\x14\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\"\x8b\x01\n" +
 	"\tCacheFill\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\x12\x10\n" +
-	"\x03seq\x18\x05 \x01(\x04R\x03seq\"L\n" +
+	"\x03seq\x18\x05 \x01(\x04R\x03seq\x12\x14\n" +
+	"\x05clock\x18\x06 \x01(\x04R\x05clock\"L\n" +
 	"\n" +
 	"Invalidate\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
@@ -1165,34 +1430,37 @@ func file_proto_causeway_karma_v1_karma_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_karma_v1_karma_proto_rawDescData
 }
 
-var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*Dep)(nil),           // 0: causeway.karma.v1.Dep
 	(*ClientGet)(nil),     // 1: causeway.karma.v1.ClientGet
 	(*ClientPut)(nil),     // 2: causeway.karma.v1.ClientPut
-	(*ClientReply)(nil),   // 3: causeway.karma.v1.ClientReply
-	(*RingGet)(nil),       // 4: causeway.karma.v1.RingGet
-	(*RingGetReply)(nil),  // 5: causeway.karma.v1.RingGetReply
-	(*RingPut)(nil),       // 6: causeway.karma.v1.RingPut
-	(*RingPutAck)(nil),    // 7: causeway.karma.v1.RingPutAck
-	(*Stable)(nil),        // 8: causeway.karma.v1.Stable
-	(*DepCheck)(nil),      // 9: causeway.karma.v1.DepCheck
-	(*DepOK)(nil),         // 10: causeway.karma.v1.DepOK
-	(*CacheGet)(nil),      // 11: causeway.karma.v1.CacheGet
-	(*CacheGetReply)(nil), // 12: causeway.karma.v1.CacheGetReply
-	(*CacheFill)(nil),     // 13: causeway.karma.v1.CacheFill
-	(*Invalidate)(nil),    // 14: causeway.karma.v1.Invalidate
-	(*InvalidateAck)(nil), // 15: causeway.karma.v1.InvalidateAck
+	(*ClientTxn)(nil),     // 3: causeway.karma.v1.ClientTxn
+	(*TxnRead)(nil),       // 4: causeway.karma.v1.TxnRead
+	(*ClientReply)(nil),   // 5: causeway.karma.v1.ClientReply
+	(*RingGet)(nil),       // 6: causeway.karma.v1.RingGet
+	(*RingGetReply)(nil),  // 7: causeway.karma.v1.RingGetReply
+	(*RingPut)(nil),       // 8: causeway.karma.v1.RingPut
+	(*RingPutAck)(nil),    // 9: causeway.karma.v1.RingPutAck
+	(*Stable)(nil),        // 10: causeway.karma.v1.Stable
+	(*DepCheck)(nil),      // 11: causeway.karma.v1.DepCheck
+	(*DepOK)(nil),         // 12: causeway.karma.v1.DepOK
+	(*CacheGet)(nil),      // 13: causeway.karma.v1.CacheGet
+	(*CacheGetReply)(nil), // 14: causeway.karma.v1.CacheGetReply
+	(*CacheFill)(nil),     // 15: causeway.karma.v1.CacheFill
+	(*Invalidate)(nil),    // 16: causeway.karma.v1.Invalidate
+	(*InvalidateAck)(nil), // 17: causeway.karma.v1.InvalidateAck
 }
 var file_proto_causeway_karma_v1_karma_proto_depIdxs = []int32{
-	0, // 0: causeway.karma.v1.RingPut.deps:type_name -> causeway.karma.v1.Dep
-	0, // 1: causeway.karma.v1.DepCheck.dep:type_name -> causeway.karma.v1.Dep
-	0, // 2: causeway.karma.v1.DepOK.dep:type_name -> causeway.karma.v1.Dep
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 0: causeway.karma.v1.ClientReply.reads:type_name -> causeway.karma.v1.TxnRead
+	0, // 1: causeway.karma.v1.RingPut.deps:type_name -> causeway.karma.v1.Dep
+	0, // 2: causeway.karma.v1.DepCheck.dep:type_name -> causeway.karma.v1.Dep
+	0, // 3: causeway.karma.v1.DepOK.dep:type_name -> causeway.karma.v1.Dep
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_karma_v1_karma_proto_init() }
@@ -1206,7 +1474,7 @@ func file_proto_causeway_karma_v1_karma_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_karma_v1_karma_proto_rawDesc), len(file_proto_causeway_karma_v1_karma_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

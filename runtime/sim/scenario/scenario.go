@@ -13,6 +13,8 @@
 //	session name=S dc=D        add a client session S in datacenter D
 //	put S key=K value=V        submit a put and run until it completes
 //	get S key=K                submit a get and run until it completes
+//	txn S keys=(K1,K2,…)       a read-only transaction (read_txn); output
+//	                           "K1=V1 K2=V2 …"
 //	run for=D                  advance virtual time by D
 //	partition groups=(a,b)     cut every link between the listed groups,
 //	          groups=(c)       both directions (repeat groups=… per group)
@@ -91,7 +93,7 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		}
 		st.sessions[name] = id
 		return "ok\n", nil
-	case "put", "get":
+	case "put", "get", "txn":
 		return st.op(d)
 	case "run":
 		var s string
@@ -206,8 +208,21 @@ func (st *state) op(d *datadriven.TestData) (string, error) {
 		return "", fmt.Errorf("no session %q", name)
 	}
 	var key string
-	d.ScanArgs(st.t, "key", &key)
-	req := protocol.Request{Op: protocol.OpGet, Key: key}
+	var req protocol.Request
+	switch d.Cmd {
+	case "txn":
+		for _, a := range d.CmdArgs {
+			if a.Key == "keys" {
+				req = protocol.Request{Op: protocol.OpReadTxn, Keys: a.Vals}
+			}
+		}
+		if len(req.Keys) == 0 {
+			return "", fmt.Errorf("txn needs keys=(k1,k2,…)")
+		}
+	default:
+		d.ScanArgs(st.t, "key", &key)
+		req = protocol.Request{Op: protocol.OpGet, Key: key}
+	}
 	if d.Cmd == "put" {
 		var v string
 		d.ScanArgs(st.t, "value", &v)
@@ -236,6 +251,16 @@ func (st *state) op(d *datadriven.TestData) (string, error) {
 		return fmt.Sprintf("error: %v %s\n", rep.Err, lat), nil
 	case d.Cmd == "put":
 		return "ok " + lat + "\n", nil
+	case d.Cmd == "txn":
+		var parts []string
+		for _, kv := range rep.Reads {
+			v := "<none>"
+			if kv.Value != nil {
+				v = string(kv.Value)
+			}
+			parts = append(parts, kv.Key+"="+v)
+		}
+		return strings.Join(parts, " ") + " " + lat + "\n", nil
 	case rep.Value == nil:
 		return fmt.Sprintf("%s=<none> %s\n", key, lat), nil
 	default:

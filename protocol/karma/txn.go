@@ -1,0 +1,213 @@
+package karma
+
+import (
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// Get-transactions (karma.txt §4.5), after Eiger's read-only transactions:
+// all reads of a transaction go to one ring, bypassing the DC caches. The
+// first round reads the latest version of every key, each with the
+// commit-clock interval [evt, clock] in which the replica knows it valid.
+// The effective time eff is the largest of the CC's clock at the start and
+// every evt; keys whose interval ends before eff are read again, as of eff,
+// from the replicas' multiversion windows. The CC's clock at the start
+// covers everything in the thread's causal past (doc.go, "Commit clock"),
+// so the snapshot at eff contains it. The thread's own writes that the
+// ring's snapshot does not have yet are read from its write buffer.
+
+// txnRead is one key's state in a get-transaction.
+type txnRead struct {
+	value    []byte
+	version  uint64
+	evt, lvt uint64
+	inFlight bool
+}
+
+// pendingTxn is a session's get-transaction in progress at the CC.
+type pendingTxn struct {
+	reqID      uint64 // the session's
+	from       protocol.NodeID
+	keys       []string
+	restricted bool
+	ring       int
+	restarts   int
+	// secondRound: some key was read again at eff (the txn_round2 tag).
+	secondRound bool
+	c0, eff     uint64 // eff is 0 during the first round
+	reads       []txnRead
+	reqs        map[uint64]int // our ring request id -> key index
+	deadline    time.Duration
+	tried       map[int]bool
+}
+
+// maxTxnRestarts bounds how often a transaction starts again because the
+// version it needed left a multiversion window; after that it waits for a
+// timeout like any unanswered read.
+const maxTxnRestarts = 8
+
+// txnStart begins a session's get-transaction on the thread's bound ring,
+// or the ring nearest to its keys.
+func (c *coordinator) txnStart(now time.Duration, from protocol.NodeID, b *pb.ClientTxn, r *protocol.Ready) {
+	t := c.thread(b.Session)
+	t.get = nil
+	tx := &pendingTxn{reqID: b.ReqId, from: from, keys: b.Keys, restricted: c.restricted(t), tried: map[int]bool{}}
+	t.txn = tx
+	ring := c.binding(t)
+	if ring < 0 {
+		ring = c.nearestTxnRing(tx.keys, tx.tried)
+	}
+	c.txnRound1(now, t, ring, r)
+}
+
+// nearestTxnRing is the untried ring whose farthest replica of the keys is
+// nearest by measured latency.
+func (c *coordinator) nearestTxnRing(keys []string, tried map[int]bool) int {
+	best, bestD := -1, time.Duration(0)
+	for ring := range c.topo.Rings() {
+		if tried[ring] {
+			continue
+		}
+		var d time.Duration
+		for _, k := range keys {
+			dc, _ := c.topo.RingReplica(ring, k)
+			d = max(d, c.est[dc])
+		}
+		if best < 0 || d < bestD {
+			best, bestD = ring, d
+		}
+	}
+	return best
+}
+
+// txnDeadline is when an unanswered round moves on.
+func (c *coordinator) txnDeadline(now time.Duration, ring int, keys []string) time.Duration {
+	var d time.Duration
+	for _, k := range keys {
+		dc, _ := c.topo.RingReplica(ring, k)
+		d = max(d, c.est[dc])
+	}
+	return now + 4*d + 200*time.Millisecond
+}
+
+// txnRound1 (re)starts the transaction on ring: read the latest versions.
+func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *protocol.Ready) {
+	tx := t.txn
+	for id := range tx.reqs {
+		delete(c.reqs, id)
+	}
+	tx.ring, tx.c0, tx.eff = ring, c.lc.now, 0
+	tx.tried[ring] = true
+	tx.reads = make([]txnRead, len(tx.keys))
+	tx.reqs = map[uint64]int{}
+	tx.deadline = c.txnDeadline(now, ring, tx.keys)
+	for i, k := range tx.keys {
+		id := c.newReq(t)
+		tx.reqs[id] = i
+		r.Send(c.id, replica(c.topo, ring, k), &pb.RingGet{ReqId: id, Key: k, Clock: tx.c0, Txn: true})
+	}
+}
+
+// txnReply records one read of the transaction and moves it on when its
+// round is complete.
+func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetReply, r *protocol.Ready) {
+	tx := t.txn
+	i, ok := tx.reqs[b.ReqId]
+	if !ok {
+		return // a reply to an earlier round or attempt
+	}
+	delete(tx.reqs, b.ReqId)
+	delete(c.reqs, b.ReqId)
+	if b.TooOld {
+		// The version valid at eff left the window: start again, with a
+		// clock that has moved past what the ring told us.
+		if tx.restarts < maxTxnRestarts {
+			tx.restarts++
+			c.txnRound1(now, t, tx.ring, r)
+		}
+		return
+	}
+	tx.reads[i] = txnRead{value: b.Value, version: b.Version, evt: b.Evt, lvt: b.Clock, inFlight: b.InFlight}
+	if len(tx.reqs) > 0 {
+		return
+	}
+	if tx.eff == 0 {
+		// End of the first round: the effective time, and the keys whose
+		// version may not be the one valid then.
+		tx.eff = tx.c0
+		for _, rd := range tx.reads {
+			tx.eff = max(tx.eff, rd.evt)
+		}
+		var again []int
+		for j, rd := range tx.reads {
+			if rd.lvt < tx.eff {
+				again = append(again, j)
+			}
+		}
+		if len(again) > 0 {
+			tx.secondRound = true
+			tx.deadline = c.txnDeadline(now, tx.ring, tx.keys)
+			for _, j := range again {
+				id := c.newReq(t)
+				tx.reqs[id] = j
+				r.Send(c.id, replica(c.topo, tx.ring, tx.keys[j]), &pb.RingGet{ReqId: id, Key: tx.keys[j], Clock: c.lc.now, Txn: true, At: tx.eff})
+			}
+			return
+		}
+	}
+	c.txnDone(t, r)
+}
+
+// txnDone answers the session: the snapshot, with the thread's own newer
+// writes over it (read your writes); in-flight versions restrict the
+// thread to the transaction's ring, as a get's would (§4.2).
+func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
+	tx := t.txn
+	t.txn = nil
+	rep := &pb.ClientReply{ReqId: tx.reqID, Restricted: tx.restricted, SecondRound: tx.secondRound}
+	for i, k := range tx.keys {
+		rd := tx.reads[i]
+		if dc, _ := c.topo.RingReplica(tx.ring, k); dc != c.dc {
+			rep.WideArea = true
+		}
+		if own := t.ownNewer(k, rd.version); own != nil {
+			rep.Reads = append(rep.Reads, &pb.TxnRead{Value: own.Value, Found: true})
+			continue
+		}
+		c.clock = max(c.clock, rd.version>>ccBits)
+		t.maxSeen = max(t.maxSeen, rd.version)
+		if rd.version > 0 && rd.inFlight {
+			dk := depKey(k, rd.version)
+			if t.drrRing < 0 {
+				t.drrRing = tx.ring
+			}
+			if t.drr[dk] == nil {
+				t.drr[dk] = &pb.Dep{Key: k, Version: rd.version}
+				r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(tx.ring)}}, true)
+			}
+		}
+		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: rd.version > 0})
+	}
+	r.Send(c.id, tx.from, rep)
+}
+
+// txnTimedOut restarts an unanswered transaction: on another ring when
+// the thread is free to choose, else on its bound ring.
+func (c *coordinator) txnTimedOut(now time.Duration, t *threadState, r *protocol.Ready) {
+	tx := t.txn
+	ring := c.binding(t)
+	if ring < 0 {
+		for _, k := range tx.keys {
+			dc, _ := c.topo.RingReplica(tx.ring, k)
+			c.est[dc] = min(2*c.est[dc]+100*time.Millisecond, 10*time.Second)
+		}
+		if ring = c.nearestTxnRing(tx.keys, tx.tried); ring < 0 {
+			tx.tried = map[int]bool{}
+			ring = c.nearestTxnRing(tx.keys, tx.tried)
+		}
+	}
+	c.txnRound1(now, t, ring, r)
+}
