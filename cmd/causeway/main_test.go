@@ -94,6 +94,7 @@ func TestBadArgumentsExitTwo(t *testing.T) {
 		{"sim", "--topology", "atlantis"},
 		{"sim", "--workload", "ycsb-zz"},
 		{"sim", "--faults", "/nonexistent/faults.yaml"},
+		{"sim", "--distribution", "pareto"},
 		{"demo", "--protocols", ""},
 		{"put", "k", "v"},
 		{"get", "--cluster", "/nonexistent/cluster", "--dc", "a", "k"},

@@ -30,6 +30,7 @@ type simFlags struct {
 	jitter                       time.Duration
 	faults                       string
 	records                      int
+	distribution                 string
 }
 
 func (f *simFlags) register(cmd *cobra.Command) {
@@ -43,6 +44,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
+	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
 }
 
 // spec resolves names into a bench.SimSpec.
@@ -61,6 +63,12 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	if f.records > 0 {
 		w.RecordCount = f.records
+	}
+	if f.distribution != "" {
+		w.Distribution = f.distribution
+		if err := w.Validate(); err != nil {
+			return bench.SimSpec{}, err
+		}
 	}
 	clients := f.clients
 	if clients <= 0 {
