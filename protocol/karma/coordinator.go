@@ -48,6 +48,10 @@ type pendingGet struct {
 	inCache    bool   // waiting for the DC cache
 	ring       int    // the ring being read
 	ringReq    uint64 // our request id to the cache or ring
+	// attempts holds the ids of every ring read sent for this get: a
+	// reply to an earlier attempt completes it as well as one to the
+	// latest (a slow ring must not be outrun by its own retries).
+	attempts   map[uint64]bool
 	sentAt     time.Duration
 	deadline   time.Duration
 	tried      map[int]bool
@@ -464,8 +468,12 @@ func (c *coordinator) readRing(now time.Duration, t *threadState, ring int, r *p
 	g := t.get
 	g.inCache, g.ring = false, ring
 	g.tried[ring] = true
-	delete(c.reqs, g.ringReq)
+	if g.attempts == nil {
+		delete(c.reqs, g.ringReq) // the cache's request
+		g.attempts = map[uint64]bool{}
+	}
 	g.ringReq = c.newReq(t)
+	g.attempts[g.ringReq] = true
 	to := replica(c.topo, ring, g.key)
 	g.sentAt, g.deadline = now, now+c.est[to.DC()]*4+200*time.Millisecond
 	req := &pb.RingGet{ReqId: g.ringReq, Key: g.key, Clock: c.lc.now}
@@ -474,6 +482,13 @@ func (c *coordinator) readRing(now time.Duration, t *threadState, ring int, r *p
 		g.cacheDC = c.dc
 	}
 	r.Send(c.id, to, req)
+}
+
+// slower marks the DC holding key in ring as slower than estimated: a
+// read there went unanswered.
+func (c *coordinator) slower(ring int, key string) {
+	dc, _ := c.topo.RingReplica(ring, key)
+	c.est[dc] = min(2*c.est[dc]+100*time.Millisecond, 10*time.Second)
 }
 
 // getTimedOut moves an unanswered get on: the cache is skipped; an
@@ -485,12 +500,13 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 	case g.inCache:
 		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
 	case c.binding(t) >= 0:
-		// Still bound: ask the bound ring again. (A restriction lifted
-		// meanwhile frees the get to try another ring below.)
+		// Still bound: ask the bound ring again, waiting longer. (A
+		// restriction lifted meanwhile frees the get to try another ring
+		// below.)
+		c.slower(g.ring, g.key)
 		c.readRing(now, t, c.binding(t), r)
 	default:
-		dc, _ := c.topo.RingReplica(g.ring, g.key)
-		c.est[dc] = 2*c.est[dc] + 100*time.Millisecond
+		c.slower(g.ring, g.key)
 		next := c.nearestRing(g.key, g.tried)
 		if next < 0 {
 			g.tried = map[int]bool{}
@@ -528,11 +544,14 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protocol.Ready) {
 	t := c.threads[c.reqs[b.ReqId]]
 	delete(c.reqs, b.ReqId)
-	if t == nil || t.get == nil || t.get.inCache || t.get.ringReq != b.ReqId {
+	if t == nil || t.get == nil || t.get.inCache || !t.get.attempts[b.ReqId] {
 		return
 	}
 	g := t.get
 	t.get = nil
+	for id := range g.attempts {
+		delete(c.reqs, id)
+	}
 	dc, _ := c.topo.RingReplica(int(b.Ring), g.key)
 	c.est[dc] = (4*c.est[dc] + (now - g.sentAt)) / 5
 	if own := t.ownNewer(g.key, b.Version); own != nil {

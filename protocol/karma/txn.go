@@ -198,12 +198,15 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 // the thread is free to choose, else on its bound ring.
 func (c *coordinator) txnTimedOut(now time.Duration, t *threadState, r *protocol.Ready) {
 	tx := t.txn
+	seen := map[string]bool{}
+	for _, k := range tx.keys {
+		if dc, _ := c.topo.RingReplica(tx.ring, k); !seen[dc] {
+			seen[dc] = true
+			c.slower(tx.ring, k) // the next round waits longer
+		}
+	}
 	ring := c.binding(t)
 	if ring < 0 {
-		for _, k := range tx.keys {
-			dc, _ := c.topo.RingReplica(tx.ring, k)
-			c.est[dc] = min(2*c.est[dc]+100*time.Millisecond, 10*time.Second)
-		}
 		if ring = c.nearestTxnRing(tx.keys, tx.tried); ring < 0 {
 			tx.tried = map[int]bool{}
 			ring = c.nearestTxnRing(tx.keys, tx.tried)
