@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -98,13 +99,19 @@ func Load(path string, t *topology.Topology) (Schedule, error) {
 	return s, nil
 }
 
+// MaxMs bounds the milliseconds of a fault (delay.add_ms, reorder.max_ms
+// and the size of clock_skew.ms): an hour, far from overflowing the
+// time.Duration the simulator turns them into.
+const MaxMs = topology.MaxRTTms
+
 // Parse reads a schedule from YAML and validates it against t.
 func Parse(data []byte, t *topology.Topology) (Schedule, error) {
+	if t == nil {
+		return nil, errors.New("faults: no topology to check the schedule against")
+	}
 	var s Schedule
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
+	if err := topology.DecodeYAML(data, &s); err != nil {
+		return nil, fmt.Errorf("faults: invalid YAML: %w", err)
 	}
 	var errs []error
 	for i, e := range s {
@@ -177,8 +184,11 @@ func (e Event) validate(t *topology.Topology) error {
 	case e.Restart != "":
 		return ValidateTarget(e.Restart, t)
 	case e.Delay != nil:
-		if e.Delay.AddMs <= 0 {
-			return fmt.Errorf("delay.add_ms must be positive")
+		if !(e.Delay.AddMs > 0 && e.Delay.AddMs <= MaxMs) {
+			return fmt.Errorf("delay.add_ms must be positive and at most %g (an hour), got %g", float64(MaxMs), e.Delay.AddMs)
+		}
+		if e.Delay.For < 0 {
+			return fmt.Errorf("delay.for must not be negative, got %v", e.Delay.For)
 		}
 		return ValidateTarget(e.Delay.Target, t)
 	case e.Loss != nil:
@@ -186,22 +196,33 @@ func (e Event) validate(t *topology.Topology) error {
 	case e.Duplicate != nil:
 		return e.Duplicate.validate("duplicate", t)
 	case e.Reorder != nil:
-		if e.Reorder.Probability < 0 || e.Reorder.Probability > 1 {
-			return fmt.Errorf("reorder.probability must be in [0,1]")
+		if !(e.Reorder.Probability >= 0 && e.Reorder.Probability <= 1) {
+			return fmt.Errorf("reorder.probability must be in [0,1], got %g", e.Reorder.Probability)
 		}
-		if e.Reorder.MaxMs <= 0 {
-			return fmt.Errorf("reorder.max_ms must be positive")
+		if !(e.Reorder.MaxMs > 0 && e.Reorder.MaxMs <= MaxMs) {
+			return fmt.Errorf("reorder.max_ms must be positive and at most %g (an hour), got %g", float64(MaxMs), e.Reorder.MaxMs)
+		}
+		if e.Reorder.For < 0 {
+			return fmt.Errorf("reorder.for must not be negative, got %v", e.Reorder.For)
 		}
 		return ValidateTarget(e.Reorder.Target, t)
 	case e.ClockSkew != nil:
+		if ms := e.ClockSkew.Ms; math.IsNaN(ms) {
+			return fmt.Errorf("clock_skew.ms must be a number, got %g", ms)
+		} else if ms < -MaxMs || ms > MaxMs {
+			return fmt.Errorf("clock_skew.ms must be between %g and %g (an hour), got %g", -float64(MaxMs), float64(MaxMs), ms)
+		}
 		return ValidateTarget(e.ClockSkew.Target, t)
 	}
 	return nil
 }
 
 func (c *Chance) validate(field string, t *topology.Topology) error {
-	if c.Probability < 0 || c.Probability > 1 {
-		return fmt.Errorf("%s.probability must be in [0,1]", field)
+	if !(c.Probability >= 0 && c.Probability <= 1) {
+		return fmt.Errorf("%s.probability must be in [0,1], got %g", field, c.Probability)
+	}
+	if c.For < 0 {
+		return fmt.Errorf("%s.for must not be negative, got %v", field, c.For)
 	}
 	return ValidateTarget(c.Target, t)
 }

@@ -25,14 +25,13 @@ func (t *Topology) finish() {
 	t.rtt = make([][]time.Duration, n)
 	for i := range t.rtt {
 		t.rtt[i] = make([]time.Duration, n)
-		for j := range t.rtt[i] {
-			if i == j {
-				t.rtt[i][j] = msToDuration(intra)
-				continue
-			}
-			ms, _ := t.lookupRTT(t.Datacenters[i].Name, t.Datacenters[j].Name)
-			t.rtt[i][j] = msToDuration(ms)
-		}
+		t.rtt[i][i] = msToDuration(intra)
+	}
+	isDC := func(name string) bool { _, ok := t.dcIndex[name]; return ok }
+	for k, ms := range t.RTTms {
+		a, b, _ := splitPair(k, t.Datacenters, isDC) // Validate checked every key
+		i, j := t.dcIndex[a], t.dcIndex[b]
+		t.rtt[i][j], t.rtt[j][i] = msToDuration(ms), msToDuration(ms)
 	}
 	t.ringOf = map[string]int{}
 	t.rRing = nil
@@ -59,27 +58,27 @@ func (t *Topology) finish() {
 	t.allDCs = newHashRing(dcs)
 }
 
-// lookupRTT finds the RTT of a pair written either "a-b" or "b-a".
-func (t *Topology) lookupRTT(a, b string) (float64, bool) {
-	if v, ok := t.RTTms[a+"-"+b]; ok {
-		return v, true
-	}
-	v, ok := t.RTTms[b+"-"+a]
-	return v, ok
-}
-
-// splitPair splits an "a-b" RTT key into its two DC names, using the known
-// DC names so that names containing '-' (us-west1) parse correctly.
-func (t *Topology) splitPair(pair string) (string, string, error) {
-	for _, d := range t.Datacenters {
-		if strings.HasPrefix(pair, d.Name+"-") {
-			rest := strings.TrimPrefix(pair, d.Name+"-")
-			for _, e := range t.Datacenters {
-				if rest == e.Name {
-					return d.Name, e.Name, nil
-				}
-			}
+// splitPair splits an "a-b" RTT key into the names of two datacenters of
+// dcs (isDC tells whether a name is one of them), so that names containing
+// '-' (us-west1) parse correctly. A key that reads as two different pairs
+// (a-b-c with datacenters a, b-c, a-b and c) is an error.
+func splitPair(pair string, dcs []DC, isDC func(string) bool) (string, string, error) {
+	var a, b string
+	for _, d := range dcs {
+		rest, ok := strings.CutPrefix(pair, d.Name+"-")
+		if !ok || !isDC(rest) {
+			continue
 		}
+		if a == rest && b == d.Name {
+			continue // x-x-x with datacenters x and x-x: one pair either way
+		}
+		if a != "" {
+			return "", "", fmt.Errorf("rtt_ms: %q is ambiguous: it reads as %s and %s, or as %s and %s (rename a datacenter)", pair, a, b, d.Name, rest)
+		}
+		a, b = d.Name, rest
 	}
-	return "", "", fmt.Errorf("rtt_ms: %q does not name two declared datacenters as \"a-b\"", pair)
+	if a == "" {
+		return "", "", fmt.Errorf("rtt_ms: %q does not name two declared datacenters as \"a-b\"", pair)
+	}
+	return a, b, nil
 }

@@ -1,9 +1,12 @@
 package topology
 
 import (
+	"cmp"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // virtualPoints is the number of points each server owns on a hash ring.
@@ -45,15 +48,14 @@ func newHashRing(servers []serverRef) *hashRing {
 			r.points = append(r.points, ringPoint{hash: h, dc: s.dc, server: s.server})
 		}
 	}
-	sort.Slice(r.points, func(i, j int) bool {
-		a, b := r.points[i], r.points[j]
-		if a.hash != b.hash {
-			return a.hash < b.hash
+	slices.SortFunc(r.points, func(a, b ringPoint) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
 		}
-		if a.dc != b.dc {
-			return a.dc < b.dc
+		if c := strings.Compare(a.dc, b.dc); c != 0 {
+			return c
 		}
-		return a.server < b.server
+		return cmp.Compare(a.server, b.server)
 	})
 	return r
 }

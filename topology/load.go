@@ -5,10 +5,15 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -80,10 +85,8 @@ func Load(file string) (*Topology, error) {
 // Parse decodes and validates a topology from YAML. Unknown fields are
 // errors, so that a misspelt section is not silently ignored.
 func Parse(data []byte) (*Topology, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var t Topology
-	if err := dec.Decode(&t); err != nil {
+	if err := DecodeYAML(data, &t); err != nil {
 		return nil, fmt.Errorf("topology: invalid YAML: %w", err)
 	}
 	if err := t.Validate(); err != nil {
@@ -92,37 +95,129 @@ func Parse(data []byte) (*Topology, error) {
 	return &t, nil
 }
 
+// ErrEmptyYAML is returned by DecodeYAML for input without a document.
+var ErrEmptyYAML = errors.New("empty document")
+
+// DecodeYAML decodes data, which must hold exactly one YAML document, into
+// v strictly, as Causeway reads all its YAML files (topologies,
+// cluster.yaml, fault schedules): a field v does not have is an error, and
+// so are an empty input (ErrEmptyYAML) and a second document. The errors
+// are yaml.v3's (a *yaml.TypeError for unknown fields and wrong types,
+// which name the line), except that invalid UTF-8 and control characters,
+// which yaml.v3 reports without a position, are reported with their line
+// and column.
+func DecodeYAML(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return ErrEmptyYAML
+		}
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			if terr := textError(data); terr != nil {
+				return terr
+			}
+		}
+		return err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return errors.New("more than one YAML document")
+	}
+	return nil
+}
+
+// textError returns the first character of data that YAML does not allow
+// in a UTF-8 document (invalid UTF-8, a control character other than tab,
+// LF, CR and NEL, U+FFFE or U+FFFF), with its 1-based line and column
+// (counted in characters), or nil.
+func textError(data []byte) error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return fmt.Errorf("line %d, column %d: invalid UTF-8 (byte 0x%02x)", line, col, data[i])
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r':
+		case r < 0x20 || (r >= 0x7f && r < 0xa0 && r != 0x85) || r == 0xfffe || r == 0xffff:
+			return fmt.Errorf("line %d, column %d: control character %U is not allowed in YAML", line, col, r)
+		}
+		i += size
+		col++
+	}
+	return nil
+}
+
 // Marshal encodes the topology as YAML (without the presets' comments).
 func (t *Topology) Marshal() ([]byte, error) { return yaml.Marshal(t) }
+
+// MaxServers bounds the number of storage servers of a topology, in all
+// its datacenters: every server owns points on hash rings, and the
+// simulator runs a node per server.
+const MaxServers = 10000
+
+// MaxRTTms bounds every round-trip time and the jitter of a topology (an
+// hour), so that delays stay far from overflowing a time.Duration.
+const MaxRTTms = 3600e3
+
+// maxErrs bounds the errors Validate lists (the rest are counted).
+const maxErrs = 20
 
 // Validate checks the topology and derives its lookup tables. Every error
 // names what is wrong and where.
 func (t *Topology) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	more := 0
+	bad := func(format string, args ...any) {
+		if len(errs) == maxErrs {
+			more++
+			return
+		}
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	fail := func() error {
+		if more > 0 {
+			errs = append(errs, fmt.Errorf("… and %d more errors", more))
+		}
+		return joinErrs(t.Name, errs)
+	}
 	if t.Name == "" {
 		bad("name: missing")
+	} else if strings.ContainsFunc(t.Name, unicode.IsControl) {
+		bad("name: %q may not contain control characters", t.Name)
 	}
 	if len(t.Datacenters) == 0 {
 		bad("datacenters: at least one datacenter is needed")
 	}
 	seen := map[string]bool{}
+	total := 0
 	for i, d := range t.Datacenters {
 		switch {
 		case d.Name == "":
 			bad("datacenters[%d]: missing name", i)
-		case strings.ContainsAny(d.Name, "/ \t"):
-			bad("datacenters[%d]: name %q may not contain '/' or spaces", i, d.Name)
+		case strings.ContainsFunc(d.Name, badNameRune):
+			bad("datacenters[%d]: name %q may not contain '/', '*', spaces or control characters", i, d.Name)
 		case seen[d.Name]:
 			bad("datacenters[%d]: %q is declared twice", i, d.Name)
 		}
 		seen[d.Name] = true
-		if d.Servers <= 0 {
+		switch {
+		case d.Servers <= 0:
 			bad("datacenters[%d] (%s): servers must be at least 1, got %d", i, d.Name, d.Servers)
+		case d.Servers > MaxServers:
+			bad("datacenters[%d] (%s): servers must be at most %d, got %d", i, d.Name, MaxServers, d.Servers)
+		default:
+			total += d.Servers
 		}
 	}
+	if total > MaxServers {
+		bad("datacenters: %d servers in all, more than the %d allowed", total, MaxServers)
+	}
 	if len(errs) > 0 {
-		return joinErrs(t.Name, errs)
+		return fail()
 	}
 	// RTT pairs: every key names two DCs, every pair is present once.
 	pairs := map[[2]string]string{}
@@ -132,7 +227,7 @@ func (t *Topology) Validate() error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		a, b, err := t.splitPair(k)
+		a, b, err := splitPair(k, t.Datacenters, func(name string) bool { return seen[name] })
 		if err != nil {
 			bad("%v", err)
 			continue
@@ -141,8 +236,10 @@ func (t *Topology) Validate() error {
 			bad("rtt_ms: %q pairs a datacenter with itself (use intra_dc_rtt_ms)", k)
 			continue
 		}
-		if v := t.RTTms[k]; v <= 0 {
+		if v := t.RTTms[k]; !(v > 0) {
 			bad("rtt_ms: %s must be positive, got %g", k, v)
+		} else if v > MaxRTTms {
+			bad("rtt_ms: %s must be at most %g (an hour), got %g", k, float64(MaxRTTms), v)
 		}
 		p := [2]string{min(a, b), max(a, b)}
 		if prev, dup := pairs[p]; dup {
@@ -157,11 +254,18 @@ func (t *Topology) Validate() error {
 			}
 		}
 	}
-	if t.IntraDCRTTms < 0 {
-		bad("intra_dc_rtt_ms: must not be negative, got %g", t.IntraDCRTTms)
-	}
-	if t.JitterMs < 0 {
-		bad("jitter_ms: must not be negative, got %g", t.JitterMs)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"intra_dc_rtt_ms", t.IntraDCRTTms}, {"jitter_ms", t.JitterMs}} {
+		switch {
+		case math.IsNaN(f.v):
+			bad("%s: must be a number, got %g", f.name, f.v)
+		case f.v < 0:
+			bad("%s: must not be negative, got %g", f.name, f.v)
+		case f.v > MaxRTTms:
+			bad("%s: must be at most %g (an hour), got %g", f.name, float64(MaxRTTms), f.v)
+		}
 	}
 	inRing := map[string]int{}
 	for ri, ring := range t.Placement.Rings {
@@ -204,15 +308,25 @@ func (t *Topology) Validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return joinErrs(t.Name, errs)
+		return fail()
 	}
 	t.finish()
 	return nil
 }
 
+// badNameRune reports whether r may not appear in a datacenter name: '/'
+// separates the DC from the node in node IDs, '*' is the wildcard of fault
+// targets, and spaces and control characters would garble IDs, file names
+// and logs.
+func badNameRune(r rune) bool {
+	return r == '/' || r == '*' || unicode.IsSpace(r) || !unicode.IsPrint(r)
+}
+
 func joinErrs(name string, errs []error) error {
 	if name == "" {
 		name = "(unnamed)"
+	} else if strings.ContainsFunc(name, unicode.IsControl) {
+		name = strconv.Quote(name)
 	}
 	return fmt.Errorf("topology %s: %w", name, errors.Join(errs...))
 }
