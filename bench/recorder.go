@@ -28,6 +28,7 @@ type Recorder struct {
 	wanBytes int64
 	vis      *hdrhistogram.Histogram
 	writes   map[string]*visState // value ID -> visibility progress
+	timeline *timeline            // nil unless RecordTimeline was called
 }
 
 // visState follows one write until every replica has it.
@@ -108,6 +109,9 @@ func (r *Recorder) maybeDone(id string, st *visState) {
 func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.timeline != nil {
+		r.timeline.add(req.Op, rep.Err != protocol.OK, start, end)
+	}
 	if rep.Err != protocol.OK {
 		r.errs[req.Op.String()]++
 		return
@@ -178,5 +182,8 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.Errors = map[string]int64{"get": 0, "put": 0}
 	for op, n := range r.errs {
 		res.Errors[op] = n
+	}
+	if r.timeline != nil {
+		res.Timeline = r.timeline.series()
 	}
 }

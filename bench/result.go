@@ -67,7 +67,10 @@ type Result struct {
 	CeilingFraction *float64         `json:"ceiling_fraction,omitempty"`
 	Errors          map[string]int64 `json:"errors"`
 	Faults          []string         `json:"faults,omitempty"`
-	Check           CheckResult      `json:"check"`
+	// Timeline is the run's per-interval throughput and latency; absent
+	// unless asked for (SimSpec.Timeline).
+	Timeline []TimelineBucket `json:"timeline,omitempty"`
+	Check    CheckResult      `json:"check"`
 }
 
 // WriteJSON writes r as indented JSON.

@@ -36,6 +36,16 @@ type SimSpec struct {
 	History io.Writer
 	// Progress, when set, is called as virtual time advances.
 	Progress func(done, total time.Duration)
+	// Timeline, when positive, is the interval width of the result's
+	// per-interval throughput and latency series (Result.Timeline).
+	Timeline time.Duration
+	// ClientRate, when positive, caps each session at that many operations
+	// per second, like a YCSB thread with a target rate (but without
+	// catching up after a slow operation): an operation that started at t
+	// is followed at t+1/ClientRate, or at once if that has passed.
+	// Sessions start spread over the first interval. 0: a closed loop that
+	// issues the next operation as soon as the last one completes.
+	ClientRate float64
 }
 
 // progressSteps is how many times a run reports progress.
@@ -50,6 +60,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 		return nil, fmt.Errorf("bench: duration must be positive")
 	}
 	rec := NewRecorder(spec.Protocol, spec.Topology)
+	if spec.Timeline > 0 {
+		rec.RecordTimeline(spec.Timeline, spec.Duration)
+	}
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, OpTimeout: spec.OpTimeout,
@@ -62,6 +75,10 @@ func RunSim(spec SimSpec) (*Result, error) {
 	hw := history.NewWriter(&histBuf)
 	dcs := spec.Topology.DCNames()
 	stopped := false
+	var interval time.Duration
+	if spec.ClientRate > 0 {
+		interval = time.Duration(float64(time.Second) / spec.ClientRate)
+	}
 	for i := 0; i < spec.Clients; i++ {
 		name := fmt.Sprintf("c%d", i)
 		dc := dcs[i%len(dcs)]
@@ -82,13 +99,17 @@ func RunSim(spec SimSpec) (*Result, error) {
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}
-				next()
+				if due := start + interval; now < due {
+					s.At(due, next)
+				} else {
+					next()
+				}
 			})
 			if err != nil {
 				panic(err) // the driver keeps one operation per session
 			}
 		}
-		s.At(0, next)
+		s.At(interval*time.Duration(i)/time.Duration(spec.Clients), next)
 	}
 	step := spec.Duration / progressSteps
 	if step <= 0 {

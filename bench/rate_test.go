@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+// TestClientRate checks that ClientRate caps each session's operations per
+// second, and that a session slower than the cap is not held back.
+func TestClientRate(t *testing.T) {
+	spec := smallSpec(t, "cops", "local3", 1, false)
+	spec.Duration = 2 * time.Second
+	spec.ClientRate = 20
+	res, err := RunSim(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cops answers in the session's DC within milliseconds, so every
+	// session keeps to the rate: 2 s × 20 ops/s each (and one more when
+	// an operation is due at the very end).
+	limit := int64(float64(spec.Clients) * spec.ClientRate * spec.Duration.Seconds())
+	if res.Ops > limit+int64(spec.Clients) || res.Ops < limit*9/10 {
+		t.Errorf("%d sessions at %v ops/s for %v completed %d operations, want about %d",
+			spec.Clients, spec.ClientRate, spec.Duration, res.Ops, limit)
+	}
+	if !res.Check.OK {
+		t.Errorf("checker: %s", res.Check.FirstViolation())
+	}
+	// A cap far above what the sessions can do changes nothing.
+	spec.ClientRate = 1e6
+	capped, err := RunSim(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.ClientRate = 0
+	free, err := RunSim(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped.Ops < free.Ops*9/10 {
+		t.Errorf("a cap of 1e6 ops/s per session cut %d operations to %d", free.Ops, capped.Ops)
+	}
+}
