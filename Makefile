@@ -4,7 +4,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION = v1.6.2
 
-.PHONY: test vet staticcheck unit seeds bench proto demo build
+.PHONY: test vet staticcheck unit seeds bench proto demo build docker-image docker-test
 
 ## test: vet + staticcheck + every test under the race detector, then the
 ## randomized simulation tests over all their seeds without it (the race
@@ -41,3 +41,29 @@ proto:
 	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 	PATH=$(CURDIR)/bin:$$PATH protoc --go_out=. --go_opt=module=github.com/causeway/causeway \
 		--go-grpc_out=. --go-grpc_opt=module=github.com/causeway/causeway proto/causeway/*/v1/*.proto
+
+## docker-image: the image causeway:dev (FROM scratch, static binaries built
+## here; nothing is pulled).
+docker-image:
+	GO=$(GO) deploy/build-image.sh
+
+## docker-test: the Docker Compose cluster (deploy/compose.yaml) under a
+## workload, a killed node and a cut-off DC, checked; needs Docker and
+## Compose (v1 or v2). About 2 minutes.
+docker-test:
+	GO=$(GO) deploy/docker-test.sh
+
+## fuzz: every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME
+## each, one at a time on one worker. A failure stops the run and leaves
+## its input in the package's testdata/fuzz, which plain `go test` replays.
+FUZZTIME ?= 10s
+FUZZMINIMIZETIME ?= 5s
+.PHONY: fuzz
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "== $$name in $$(dirname $$f)"; \
+			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) \
+				-fuzzminimizetime $(FUZZMINIMIZETIME) -parallel 1 $$(dirname $$f); \
+		done; \
+	done

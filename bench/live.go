@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,6 +125,10 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		gen      *workload.Client
 	}
 	var clients []client
+	// A live cluster keeps what earlier runs wrote, which this run's
+	// history knows nothing of: each run works on keys of its own (and
+	// names its values after itself), so reads can only return its writes.
+	run := fmt.Sprintf("r%08x-", rand.Uint32())
 	for i := 0; i < spec.Clients; i++ {
 		dc := dcs[i%len(dcs)]
 		if conns[dc] == nil {
@@ -139,7 +144,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		}
 		name := fmt.Sprintf("c%d", i)
 		clients = append(clients, client{name: name, dc: dc, conn: s,
-			gen: spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))})
+			gen: spec.Workload.NewClient(run+name, sim.NewRand(spec.Seed, "workload/"+name))})
 	}
 	var ceiling float64
 	if d := spec.ceilingDuration(); d > 0 {
@@ -167,7 +172,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				req := c.gen.Next()
+				req := prefixKeys(c.gen.Next(), run)
 				start := time.Since(t0)
 				ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
 				rep, err := c.conn.Do(ctx, req)
@@ -229,4 +234,26 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	res.Check = checkRun(h, nil)
 	res.Check.Converged = nil
 	return res, nil
+}
+
+// prefixKeys puts prefix before every key of req.
+func prefixKeys(req protocol.Request, prefix string) protocol.Request {
+	if req.Key != "" {
+		req.Key = prefix + req.Key
+	}
+	if len(req.Keys) > 0 {
+		keys := make([]string, len(req.Keys))
+		for i, k := range req.Keys {
+			keys[i] = prefix + k
+		}
+		req.Keys = keys
+	}
+	if len(req.Writes) > 0 {
+		ws := make([]protocol.KV, len(req.Writes))
+		for i, w := range req.Writes {
+			ws[i] = protocol.KV{Key: prefix + w.Key, Value: w.Value}
+		}
+		req.Writes = ws
+	}
+	return req
 }

@@ -3,31 +3,72 @@
 //
 // A Session is one client thread of the papers: its operations happen one
 // after another, and everything it reads or writes is in the causal past of
-// what it does next, whichever protocol the store runs. A Session talks to
-// the store through a Conn — today a *live.Session of the in-process live
-// runtime (runtime/live), later a gRPC connection to a live cluster.
+// what it does next, whichever protocol the store runs.
+//
+// # A live cluster
+//
+// Dial connects to one datacenter of a cluster started with `causeway
+// cluster up` (its directory or cluster.yaml); the sessions run in this
+// process and talk to the cluster's nodes over gRPC (runtime/node):
+//
+//	c, err := client.Dial("./mycluster", "a")
+//	if err != nil { … }
+//	defer c.Close()
+//	s, _ := c.NewSession()
+//	if err := s.Put(ctx, "user42", []byte("hello")); err != nil { … }
+//	v, found, err := s.Get(ctx, "user42")
+//
+// # Moving a session between datacenters
+//
+// A user whose requests move to another datacenter (k2.txt §VI-B) keeps
+// its causal past with a session token: Session.Token returns an opaque,
+// URL-safe base64 string (a cookie, say) encoding the session's causal
+// context, and Cluster.Resume — or the one-shot Resume(clusterFile, dc,
+// token) — continues the session in another datacenter. The resumed
+// session answers no operation until that datacenter holds everything the
+// token names (the user's own writes, and what they read): operations
+// wait, and time out if it does not catch up in time (a partition). A
+// token is valid for any datacenter of the same cluster, any number of
+// times; the old session may go on being used, but operations made on it
+// after the token was taken are not part of the token. Protocols that
+// cannot move sessions answer ErrUnsupported; a damaged token, or one made
+// by a store running another protocol, ErrBadToken.
+//
+//	token, err := s.Token(ctx)      // in DC a
+//	…
+//	s2, err := client.Resume("./mycluster", "c", token)
+//	defer s2.Close()
+//	v, found, err := s2.Get(ctx, "user42") // sees the put made in a
+//
+// # Other runtimes
+//
+// New wraps any Conn, such as a *live.Session of the in-process live
+// runtime (runtime/live):
 //
 //	rt, _ := live.Start(live.Config{Topology: topo, Protocol: p})
 //	defer rt.Stop()
 //	conn, _ := rt.NewSession("a", "alice")
 //	s := client.New(conn, p.Name(), "a")
 //	defer s.Close()
-//	if err := s.Put(ctx, "user42", []byte("hello")); err != nil { … }
-//	v, found, err := s.Get(ctx, "user42")
+//
+// # Errors
 //
 // Errors a program can act on are ErrTimeout (the outcome is unknown: a
 // write may or may not have taken effect; this includes ctx ending before
 // the reply), ErrUnavailable (no replica could be reached; a write did not
-// take effect) and ErrUnsupported (the protocol does not implement the
-// operation, e.g. transactions). Test for them with errors.Is; the message
-// says which operation failed and why.
+// take effect), ErrUnsupported (the protocol does not implement the
+// operation, e.g. transactions or moving sessions) and ErrBadToken. Test
+// for them with errors.Is; the message says which operation failed and
+// why.
 package client
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/causeway/causeway/protocol"
@@ -40,6 +81,15 @@ import (
 type Conn interface {
 	Do(ctx context.Context, req protocol.Request) (protocol.Reply, error)
 	Close() error
+}
+
+// TokenConn is a Conn whose session can hand out its token (see
+// Session.Token); *node.Session and *live.Session implement it. Token
+// waits for any operation still outstanding and returns the protocol's
+// token bytes, or an error wrapping protocol.ErrMoveUnsupported.
+type TokenConn interface {
+	Conn
+	Token(ctx context.Context) ([]byte, error)
 }
 
 var (
@@ -56,6 +106,10 @@ var (
 	// ErrEmptyValue is returned when writing an empty value: a read could
 	// not tell it from a key that was never written.
 	ErrEmptyValue = errors.New("empty value (reads cannot tell it from a missing key)")
+	// ErrBadToken means a session token could not be used: it is damaged,
+	// or was made by a store running another protocol. It is
+	// protocol.ErrBadToken.
+	ErrBadToken = protocol.ErrBadToken
 )
 
 // Session is a client session in one datacenter. Its methods may be called
@@ -66,6 +120,9 @@ type Session struct {
 	protocol string
 	dc       string
 	closed   atomic.Bool
+	// release, if set, is called by Close after conn.Close (the Cluster
+	// of a session made by Resume).
+	release func() error
 }
 
 // New wraps conn, a connection to datacenter dc of a store running the
@@ -141,13 +198,73 @@ func (s *Session) WriteTxn(ctx context.Context, writes map[string][]byte) error 
 	return err
 }
 
-// Close closes the session and its Conn.
+// Close closes the session and its Conn (and, for a session made by the
+// package-level Resume, its connection to the cluster).
 func (s *Session) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	return s.conn.Close()
+	err := s.conn.Close()
+	if s.release != nil {
+		err = errors.Join(err, s.release())
+	}
+	return err
 }
+
+// Token returns the session's token: an opaque, URL-safe base64 string
+// encoding the session's causal context, to continue it in another
+// datacenter (or the same one) with Cluster.Resume or Resume. It waits for
+// any operation still outstanding. The session may go on being used; its
+// later operations are not part of this token. A protocol that cannot move
+// sessions answers an error wrapping ErrUnsupported ("protocol P does not
+// support moving sessions").
+func (s *Session) Token(ctx context.Context) (string, error) {
+	const what = "session token"
+	if s.closed.Load() {
+		return "", fmt.Errorf("%s: %w", what, ErrClosed)
+	}
+	tc, ok := s.conn.(TokenConn)
+	if !ok {
+		return "", fmt.Errorf("%s: %w: the connection of this session cannot move it", what, ErrUnsupported)
+	}
+	b, err := tc.Token(ctx)
+	switch {
+	case errors.Is(err, protocol.ErrMoveUnsupported):
+		return "", &unsupportedError{what: what, err: err}
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return "", fmt.Errorf("%s: %w: %w", what, ErrTimeout, err)
+	case err != nil:
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return EncodeToken(b), nil
+}
+
+// EncodeToken turns a protocol's token bytes (protocol.Mover) into the
+// string Session.Token returns.
+func EncodeToken(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// DecodeToken turns a string made by Session.Token back into the
+// protocol's token bytes; it ignores surrounding white space and checks
+// only the base64 (the protocol checks the rest when a session is
+// resumed).
+func DecodeToken(token string) ([]byte, error) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimSpace(token))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not URL-safe base64 without padding (%v)", ErrBadToken, err)
+	}
+	return b, nil
+}
+
+// unsupportedError is a protocol's refusal to move a session: its message
+// is the protocol's ("protocol P does not support moving sessions"), and it
+// wraps both ErrUnsupported and the protocol's error.
+type unsupportedError struct {
+	what string
+	err  error
+}
+
+func (e *unsupportedError) Error() string   { return e.what + ": " + e.err.Error() }
+func (e *unsupportedError) Unwrap() []error { return []error{ErrUnsupported, e.err} }
 
 // do runs req and turns a failed reply into an error that says what
 // failed (what) and wraps one of the package's sentinel errors.

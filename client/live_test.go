@@ -62,3 +62,54 @@ func TestCOPSOverTheLiveRuntime(t *testing.T) {
 		t.Errorf("ReadTxn on cops: %v, want ErrUnsupported", err)
 	}
 }
+
+var _ client.TokenConn = (*live.Session)(nil)
+
+// TestSessionMovesOverTheLiveRuntime: in the live runtime (which injects
+// the topology's WAN delay, 60 ms one way from a to c), a cops session
+// puts in a and moves at once by token to c, where its first read returns
+// its own write.
+func TestSessionMovesOverTheLiveRuntime(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := protocol.Lookup("cops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := live.Start(live.Config{Topology: topo, Protocol: p, Jitter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rt.Stop() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard, not an assertion
+	defer cancel()
+	conn, err := rt.NewSession("a", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := client.New(conn, p.Name(), "a")
+	if err := alice.Put(ctx, "x", []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	token, err := alice.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := client.DecodeToken(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := rt.ResumeSession("c", "alice.1", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice2 := client.New(moved, p.Name(), "c")
+	if v, found, err := alice2.Get(ctx, "x"); err != nil || !found || string(v) != "x1" {
+		t.Fatalf("the moved session's first read in c: %q (found %v, err %v), want its own write x1", v, found, err)
+	}
+	if _, err := rt.ResumeSession("c", "alice.2", []byte("garbage")); !errors.Is(err, client.ErrBadToken) {
+		t.Errorf("resume from garbage: %v, want ErrBadToken", err)
+	}
+}

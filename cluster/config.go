@@ -16,8 +16,10 @@
 //	epoch: 2026-11-23T10:00:00Z # origin of the nodes' clocks (optional)
 //	clients:
 //	  listen: 127.0.0.1:0       # where client processes receive replies (default)
+//	  advertise: client1        # host the nodes send replies to (optional, see below)
 //	nodes:
 //	  - {id: a/s0, addr: 127.0.0.1:40001, http: 127.0.0.1:40002, data: /abs/dir/data/a_s0}
+//	  - {id: a/s1, addr: a-s1:7000, http: a-s1:8080, bind: 0.0.0.0, data: /var/lib/causeway/a_s1}
 //	  - …                       # one entry per protocol.NodeSpec of protocol on topology
 //	topology:                   # the full topology document (topology.Topology.Marshal)
 //	  name: local3
@@ -29,9 +31,23 @@
 // certs_dir paths in a file are taken relative to the file's directory.
 //
 // addr is the node's transport (gRPC) address; http serves /healthz and
-// /metrics. With wan_delay, every process delays each frame it sends by
-// the one-way delay (RTT/2) between its datacenter and the destination's
-// (see runtime/node). epoch fixes the zero of the clock the protocol state
+// /metrics. A node listens on them, unless it has a bind host: it then
+// listens on bind with the ports of addr and http, while the other
+// processes still dial addr. bind: 0.0.0.0 is for a node known by a name
+// that does not stand for a fixed local address, such as a container
+// whose IP address may change when it restarts or reconnects (deploy/).
+//
+// A client process listens on clients.listen and writes in its session
+// IDs the address the nodes send their replies to (see runtime/node): the
+// listening address itself, except that clients.advertise, when set,
+// replaces its host, and that a client listening on every interface
+// (0.0.0.0 or ::) with no advertise gives this machine's host name
+// (os.Hostname), which must then resolve to it from the nodes: in Docker
+// Compose, a service whose hostname is its service name (deploy/).
+//
+// With wan_delay, every process delays each frame it sends by the one-way
+// delay (RTT/2) between its datacenter and the destination's (see
+// runtime/node). epoch fixes the zero of the clock the protocol state
 // machines see, so that every process of the cluster, and a node restarted
 // later, reads the same clock (protocols that take versions from the
 // clock, such as eventual, need it monotonic across restarts); without it
@@ -51,12 +67,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -110,6 +126,9 @@ type Clients struct {
 	// DefaultClientListen). A fixed port allows one client process at a
 	// time.
 	Listen string `yaml:"listen,omitempty"`
+	// Advertise, if set, is the host the nodes send a client's replies
+	// to, with the port the client listens on (see ClientAdvertiseAddr).
+	Advertise string `yaml:"advertise,omitempty"`
 }
 
 // Node is one server node of the cluster.
@@ -122,6 +141,30 @@ type Node struct {
 	HTTP string `yaml:"http"`
 	// Data is the node's storage directory.
 	Data string `yaml:"data"`
+	// Bind, if set, is the host the node listens on, with the ports of
+	// Addr and HTTP (see ListenAddr); "0.0.0.0" listens on every
+	// interface. Others still reach the node at Addr.
+	Bind string `yaml:"bind,omitempty"`
+}
+
+// ListenAddr is where the node's transport listens: Addr, or Addr's port
+// on Bind.
+func (n *Node) ListenAddr() string { return bindAddr(n.Addr, n.Bind) }
+
+// HTTPListenAddr is where the node serves HTTP: HTTP, or HTTP's port on
+// Bind.
+func (n *Node) HTTPListenAddr() string { return bindAddr(n.HTTP, n.Bind) }
+
+// bindAddr is addr with its host replaced by bind, if bind is set.
+func bindAddr(addr, bind string) string {
+	if bind == "" {
+		return addr
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr // Validate reports it
+	}
+	return net.JoinHostPort(bind, port)
 }
 
 // Node returns the entry of node id, or nil.
@@ -149,6 +192,33 @@ func (c *Config) ClientListen() string {
 		return DefaultClientListen
 	}
 	return c.Clients.Listen
+}
+
+// ClientAdvertiseAddr returns the address the nodes send replies to for a
+// client whose transport listens on listen (as given to it, so maybe port
+// 0) and got the address actual (with the port chosen): actual's port on
+// clients.advertise if set, else on os.Hostname() if listen's host is
+// unspecified (0.0.0.0, ::, or empty), else actual itself.
+func (c *Config) ClientAdvertiseAddr(listen, actual string) (string, error) {
+	_, port, err := net.SplitHostPort(actual)
+	if err != nil {
+		return "", fmt.Errorf("cluster: client address %q: %w", actual, err)
+	}
+	if c.Clients.Advertise != "" {
+		return net.JoinHostPort(c.Clients.Advertise, port), nil
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("cluster: client listen address %q: %w", listen, err)
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return actual, nil
+	}
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		return "", fmt.Errorf("cluster: client listens on %s, and with no clients.advertise the host name is needed: %v", listen, err)
+	}
+	return net.JoinHostPort(name, port), nil
 }
 
 // Stem is the file name stem of node id: id with "/" replaced by "_" (as
@@ -226,18 +296,17 @@ func freePorts(n int) ([]string, error) {
 // Parse decodes and validates cluster.yaml content. Relative paths are
 // kept as they are.
 func Parse(data []byte) (*Config, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	cfg := &Config{WANDelay: true} // defaults of absent fields
-	if err := dec.Decode(cfg); err != nil {
-		if errors.Is(err, io.EOF) {
+	if err := topology.DecodeYAML(data, cfg); err != nil {
+		var pe *time.ParseError
+		switch {
+		case errors.Is(err, topology.ErrEmptyYAML):
 			return nil, errors.New("cluster: empty file")
+		case errors.As(err, &pe):
+			// yaml.v3 returns time.Time's own error, without the line.
+			return nil, fmt.Errorf("cluster: invalid YAML: epoch: %w", err)
 		}
 		return nil, fmt.Errorf("cluster: invalid YAML: %w", nameFields(data, err))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, errors.New("cluster: more than one YAML document")
 	}
 	if cfg.Topology != nil {
 		// Derives the topology's lookup tables; nothing shares it yet.
@@ -367,6 +436,11 @@ func (c *Config) Validate() error {
 			bad("clients.listen: %v", err)
 		}
 	}
+	if c.Clients.Advertise != "" {
+		if err := checkHost(c.Clients.Advertise); err != nil {
+			bad("clients.advertise: %v", err)
+		}
+	}
 	if len(c.Nodes) == 0 {
 		bad("nodes: none listed")
 	}
@@ -412,6 +486,11 @@ func (c *Config) Validate() error {
 		}
 		if n.Data == "" {
 			bad("%s.data: missing", f)
+		}
+		if n.Bind != "" {
+			if err := checkHost(n.Bind); err != nil {
+				bad("%s.bind: %v", f, err)
+			}
 		}
 	}
 	if want != nil {
@@ -505,6 +584,17 @@ func checkTopology(t *topology.Topology) error {
 	}
 	_, err = topology.Parse(data)
 	return err
+}
+
+// checkHost checks a host name or IP address given without a port.
+func checkHost(host string) error {
+	if net.ParseIP(host) != nil {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(host); err == nil || strings.ContainsAny(host, ":/@ \t") {
+		return fmt.Errorf("%q is not a host name or IP address (give no port)", host)
+	}
+	return nil
 }
 
 // checkAddr checks a host:port address; port 0 is allowed only if zeroOK.

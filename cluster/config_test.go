@@ -179,3 +179,81 @@ func TestValidationErrors(t *testing.T) {
 		t.Errorf("Save of an invalid configuration: %v", err)
 	}
 }
+
+// TestBindAndAdvertise covers the fields that let a node listen on every
+// interface while others dial it by name, and a client do the same.
+func TestBindAndAdvertise(t *testing.T) {
+	cfg, dir := plan(t, "cops")
+	n := &cfg.Nodes[0]
+	if n.ListenAddr() != n.Addr || n.HTTPListenAddr() != n.HTTP {
+		t.Errorf("no bind: listen on %s and %s, want %s and %s", n.ListenAddr(), n.HTTPListenAddr(), n.Addr, n.HTTP)
+	}
+	n.Addr, n.HTTP, n.Bind = "a-s0:7000", "a-s0:8080", "0.0.0.0"
+	if n.ListenAddr() != "0.0.0.0:7000" || n.HTTPListenAddr() != "0.0.0.0:8080" {
+		t.Errorf("bind 0.0.0.0: listen on %s and %s", n.ListenAddr(), n.HTTPListenAddr())
+	}
+	n.Bind = "::"
+	if n.ListenAddr() != "[::]:7000" {
+		t.Errorf("bind ::: listen on %s", n.ListenAddr())
+	}
+
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ advertise, listen, actual, want string }{
+		{"", "127.0.0.1:0", "127.0.0.1:4567", "127.0.0.1:4567"},
+		{"", "localhost:0", "127.0.0.1:4567", "127.0.0.1:4567"},
+		{"", "0.0.0.0:0", "[::]:4567", host + ":4567"},
+		{"", "[::]:4567", "[::]:4567", host + ":4567"},
+		{"", ":0", "[::]:4567", host + ":4567"},
+		{"client", "0.0.0.0:0", "[::]:4567", "client:4567"},
+		{"client", "127.0.0.1:0", "127.0.0.1:4567", "client:4567"},
+		{"fd00::1", "[::]:0", "[::]:4567", "[fd00::1]:4567"},
+	} {
+		cfg.Clients.Advertise = tc.advertise
+		got, err := cfg.ClientAdvertiseAddr(tc.listen, tc.actual)
+		if err != nil || got != tc.want {
+			t.Errorf("advertise %q, listen %s, actual %s: %q, %v; want %q", tc.advertise, tc.listen, tc.actual, got, err, tc.want)
+		}
+	}
+	if _, err := cfg.ClientAdvertiseAddr("0.0.0.0:0", "nonsense"); err == nil {
+		t.Error("ClientAdvertiseAddr of a malformed address: no error")
+	}
+
+	// The fields survive a round trip, and bad values are reported.
+	cfg.Clients.Listen, cfg.Clients.Advertise = "0.0.0.0:0", "client"
+	n.Bind = "0.0.0.0"
+	path := filepath.Join(dir, cluster.FileName)
+	if err := cfg.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cluster.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Node(n.ID); g.Bind != "0.0.0.0" || g.Addr != "a-s0:7000" || got.Clients.Advertise != "client" {
+		t.Errorf("loaded bind %q addr %q advertise %q", g.Bind, g.Addr, got.Clients.Advertise)
+	}
+	if got.Node(cfg.Nodes[1].ID).Bind != "" {
+		t.Error("a node without bind got one")
+	}
+	data, err := cfg.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(data)
+	for _, tc := range []struct{ from, to, want string }{
+		{"bind: 0.0.0.0", "bind: 0.0.0.0:7000", "nodes[0].bind"},
+		{"bind: 0.0.0.0", "bind: a b", "nodes[0].bind"},
+		{"advertise: client", "advertise: client:9000", "clients.advertise"},
+	} {
+		text := strings.Replace(good, tc.from, tc.to, 1)
+		if text == good {
+			t.Fatalf("%q not in the file:\n%s", tc.from, good)
+		}
+		if _, err := cluster.Parse([]byte(text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one naming %s", tc.to, err, tc.want)
+		}
+	}
+}

@@ -126,7 +126,8 @@ func (l *link) run() {
 }
 
 // stream opens one stream and writes queued frames to it, each no earlier
-// than it is due, until the stream breaks or the transport closes. It
+// than it is due (dropping those that come due while the link is cut),
+// until the stream breaks or the transport closes. It
 // returns how long the stream was up (0 if it could not be opened) and why
 // it ended.
 func (l *link) stream(pending **outFrame) (time.Duration, error) {
@@ -203,6 +204,13 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 			case <-t.ctx.Done():
 				return time.Since(start), l.closeStream(st, recvDone)
 			}
+		}
+		if t.IsCut(l.addr) {
+			// Cut while it waited: lost, as on a partitioned network.
+			t.cut.Add(1)
+			l.queued.Add(-1)
+			*pending = nil
+			continue
 		}
 		if err := st.Send(f.frame); err != nil {
 			// The stream is dead and f was not written: it stays pending

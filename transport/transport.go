@@ -54,6 +54,19 @@
 // delay is a lower bound and never reorders a link: a frame also waits for
 // the frames queued before it.
 //
+// # Partitions
+//
+// Cut cuts the links to some addresses, one way, until Heal or HealAll: a
+// frame sent on a cut link is dropped, as a real partition would lose it.
+// Send still returns nil (the sender cannot tell a cut link from a slow
+// one), and frames already queued on the link, waiting out their delay or
+// a reconnection, are dropped when they come due while it is cut; frames
+// already written to the stream are not recalled. Every frame dropped this
+// way is counted in Stats.Cut. Only this transport's sending side is cut:
+// the peer still reaches this transport unless it cuts its own link too.
+// Healing a link lets the frames sent from then on through; what was
+// dropped stays lost, and the protocols' retransmissions fill the gap.
+//
 // # Security
 //
 // With Config.TLS and Config.ClientTLS set, both directions use TLS; set
@@ -159,6 +172,10 @@ type Stats struct {
 	// Reconnects counts attempts to reopen a link's stream after it broke
 	// or could not be opened.
 	Reconnects uint64
+	// Cut counts frames discarded because the link to their destination
+	// was cut (see Cut): at Send, or when they came due on a link cut
+	// after they were queued.
+	Cut uint64
 }
 
 // Transport is one process's endpoint: a gRPC server receiving frames and
@@ -178,8 +195,11 @@ type Transport struct {
 	links  map[string]*link
 	closed bool
 
-	delayMu sync.RWMutex
-	delays  map[string]time.Duration
+	// ctlMu guards the run-time link controls: delays (SetDelay) and cuts
+	// (Cut, Heal).
+	ctlMu  sync.RWMutex
+	delays map[string]time.Duration
+	cuts   map[string]bool
 
 	closing   chan struct{} // closed by Close: Link handlers return
 	linkWG    sync.WaitGroup
@@ -187,7 +207,7 @@ type Transport struct {
 	serveDone chan struct{}
 	closeOnce sync.Once
 
-	sent, received, dropped, reconnects atomic.Uint64
+	sent, received, dropped, reconnects, cut atomic.Uint64
 
 	// onLinkDown, if set (by tests, before the first Send), is called each
 	// time a link's stream fails to open or breaks.
@@ -222,6 +242,7 @@ func New(cfg Config) (*Transport, error) {
 		lis:       lis,
 		links:     map[string]*link{},
 		delays:    map[string]time.Duration{},
+		cuts:      map[string]bool{},
 		closing:   make(chan struct{}),
 		serveDone: make(chan struct{}),
 	}
@@ -272,7 +293,8 @@ func (t *Transport) Addr() string { return t.lis.Addr().String() }
 // after Close, and an error for an empty, over-long (MaxIDBytes) or
 // non-UTF-8 node ID or a message that does not encode within
 // Config.MaxFrameBytes. A nil error
-// means the frame was queued, not that it will arrive.
+// means the frame was queued (or dropped on a cut link, see Cut), not that
+// it will arrive.
 func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 	if err := checkIDs(from, to); err != nil {
 		return err
@@ -283,6 +305,16 @@ func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 	}
 	if len(payload) > t.cfg.MaxFrameBytes {
 		return fmt.Errorf("transport: encoded %T is %d bytes, over the %d-byte limit", msg, len(payload), t.cfg.MaxFrameBytes)
+	}
+	if t.IsCut(toAddr) {
+		t.mu.RLock()
+		closed := t.closed
+		t.mu.RUnlock()
+		if closed {
+			return ErrClosed
+		}
+		t.cut.Add(1)
+		return nil
 	}
 	f := outFrame{
 		frame: &transportpb.Frame{Payload: payload, From: from, To: to},
@@ -321,8 +353,8 @@ func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 // on, overriding Config.Delay for that address; a negative d removes the
 // override. Frames already queued keep the delay they were sent with.
 func (t *Transport) SetDelay(toAddr string, d time.Duration) {
-	t.delayMu.Lock()
-	defer t.delayMu.Unlock()
+	t.ctlMu.Lock()
+	defer t.ctlMu.Unlock()
 	if d < 0 {
 		delete(t.delays, toAddr)
 		return
@@ -332,9 +364,9 @@ func (t *Transport) SetDelay(toAddr string, d time.Duration) {
 
 // delayFor returns the delay of a frame sent now to addr.
 func (t *Transport) delayFor(addr string) time.Duration {
-	t.delayMu.RLock()
+	t.ctlMu.RLock()
 	d, ok := t.delays[addr]
-	t.delayMu.RUnlock()
+	t.ctlMu.RUnlock()
 	if !ok && t.cfg.Delay != nil {
 		d = t.cfg.Delay(addr)
 	}
@@ -348,6 +380,7 @@ func (t *Transport) Stats() Stats {
 		Received:   t.received.Load(),
 		Dropped:    t.dropped.Load(),
 		Reconnects: t.reconnects.Load(),
+		Cut:        t.cut.Load(),
 	}
 }
 

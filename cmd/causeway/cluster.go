@@ -19,8 +19,8 @@ import (
 
 func clusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "cluster up|down|status --dir DIR",
-		Short: "Start, stop and inspect a local multi-process cluster",
+		Use:   "cluster up|down|status|partition|heal|delay|links --dir DIR",
+		Short: "Start, stop, inspect and disturb a local multi-process cluster",
 		Long: `Cluster manages a live cluster on this machine: one 'causeway server'
 process per node, on loopback ports, with everything in one directory:
 
@@ -28,20 +28,26 @@ process per node, on loopback ports, with everything in one directory:
   DIR/data/NODE/        each node's storage ("/" in NODE written as "_")
   DIR/logs/NODE.log     each node's log
   DIR/pids/NODE.pid     each running node's process ID
-  DIR/certs/            certificates (with --tls)`,
+  DIR/certs/            certificates (with --tls)
+
+While it runs, partition, heal and delay cut and slow down the emulated
+WAN links between its datacenters, and links shows what is cut.`,
 		Example: `  causeway cluster up --topology local3 --protocol cops --dir /tmp/c1
   causeway cluster status --dir /tmp/c1
+  causeway cluster partition --dir /tmp/c1 --dc c
+  causeway cluster heal --dir /tmp/c1
   causeway cluster down --dir /tmp/c1
   causeway cluster up --dir /tmp/c1        # the same cluster again, on its data`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &exitError{2, fmt.Errorf("cluster: unknown command %q (valid: up, down, status)", args[0])}
+				return &exitError{2, fmt.Errorf("cluster: unknown command %q (valid: up, down, status, partition, heal, delay, links)", args[0])}
 			}
-			return &exitError{2, errors.New("cluster: a command is needed: up, down or status (see causeway cluster --help)")}
+			return &exitError{2, errors.New("cluster: a command is needed: up, down, status, partition, heal, delay or links (see causeway cluster --help)")}
 		},
 	}
-	cmd.AddCommand(clusterUpCmd(), clusterDownCmd(), clusterStatusCmd())
+	cmd.AddCommand(clusterUpCmd(), clusterDownCmd(), clusterStatusCmd(),
+		clusterPartitionCmd(), clusterHealCmd(), clusterDelayCmd(), clusterLinksCmd())
 	return cmd
 }
 
@@ -73,6 +79,9 @@ topology's one-way delay (RTT/2) to the destination's datacenter.
 If a node exits or is not ready within --timeout, up stops the nodes it
 started and prints the end of the failing node's log.
 
+The nodes run with 'causeway server --admin': their http addresses (on
+loopback) also take the link changes of cluster partition, heal and delay.
+
 Exit status: 0 when every node is up, 1 when a node failed to start, 2 on
 bad arguments or a cluster file they contradict.`,
 		Example: `  causeway cluster up --topology local3 --protocol cops --dir /tmp/c1
@@ -82,7 +91,12 @@ bad arguments or a cluster file they contradict.`,
 			if dir == "" {
 				return &exitError{2, errors.New("cluster up: --dir is required")}
 			}
-			opts := cluster.UpOptions{Topology: topo, Protocol: proto, Timeout: timeout}
+			exe, err := os.Executable()
+			if err != nil {
+				return &exitError{1, fmt.Errorf("cluster up: finding this executable: %w", err)}
+			}
+			opts := cluster.UpOptions{Topology: topo, Protocol: proto, Timeout: timeout,
+				Command: []string{exe, "server", "--admin"}}
 			if cmd.Flags().Changed("tls") {
 				opts.TLS = &tls
 			}

@@ -160,6 +160,12 @@ func TestClusterUpStatusDown(t *testing.T) {
 		*live.CeilingFraction <= 0 || *live.CeilingFraction > 1.5 {
 		t.Errorf("live bench should report a positive ceiling and a fraction near or below 1: %s", out)
 	}
+	// A second run on the same data: it must not mistake the first run's
+	// values for thin air.
+	out = expect(0, `"runtime": "live"`, "bench", "--cluster", dir, "--duration", "500ms", "--clients", "6", "--json")
+	if !strings.Contains(out, `"ok": true`) {
+		t.Errorf("a second live bench on the same cluster failed the checker:\n%s", out)
+	}
 	out = expect(0, "ceiling:", "bench", "--cluster", dir, "--protocol", "noop", "--duration", "300ms", "--clients", "3")
 	if !strings.Contains(out, "noop") {
 		t.Errorf("bench --protocol noop should report the noop protocol:\n%s", out)

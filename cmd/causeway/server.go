@@ -18,7 +18,7 @@ import (
 func serverCmd() *cobra.Command {
 	var (
 		cfgPath, nodeID string
-		noSync          bool
+		noSync, admin   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "server --config cluster.yaml --node NODE",
@@ -35,6 +35,13 @@ the file says tls: true), and serves on its http address:
   /healthz   200 "ok" once the node has started
   /metrics   Prometheus metrics: messages received and sent by type,
              storage writes, queue depth
+  /admin/links  with --admin only: cut and delay the links between this
+             node and other datacenters at run time (what 'causeway
+             cluster partition|heal|delay' use)
+
+--admin has no authentication, even with tls: true; give it only where the
+http address is reachable by trusted hosts alone ('cluster up' gives it:
+its nodes listen on loopback).
 
 It logs JSON lines (log/slog) to stderr.
 
@@ -63,7 +70,7 @@ arguments or a bad cluster file.`,
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			if err := node.RunWithOptions(ctx, cfg, nodeID, logger, node.Options{Sync: !noSync}); err != nil {
+			if err := node.RunWithOptions(ctx, cfg, nodeID, logger, node.Options{Sync: !noSync, Admin: admin}); err != nil {
 				logger.Error("server stopped", "node", nodeID, "err", err)
 				return &exitError{1, err}
 			}
@@ -74,5 +81,6 @@ arguments or a bad cluster file.`,
 	cmd.Flags().StringVar(&cfgPath, "config", "", "the cluster file (cluster.yaml, or the directory holding it)")
 	cmd.Flags().StringVar(&nodeID, "node", "", "the ID of the node to run, e.g. a/s0")
 	cmd.Flags().BoolVar(&noSync, "no-sync", false, "UNSAFE: never fsync (acknowledged writes can be lost to a power failure)")
+	cmd.Flags().BoolVar(&admin, "admin", false, "serve the link controls (/admin/links, unauthenticated) on the http address")
 	return cmd
 }

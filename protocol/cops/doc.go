@@ -26,10 +26,18 @@
 //     committed there. Only then is the write committed — applied if its
 //     version is newer (LWW), remembered as committed either way — and
 //     acknowledged.
+//   - moving a session (k2.txt §VI-B; protocol.Mover, protocol.Resumer):
+//     the session's token carries its nearest dependencies with their
+//     exact versions and its highest seen version. A session resumed from
+//     it in another DC sends a DepCheck per dependency to the owning shard
+//     there (resent with the same backoff) and holds every operation until
+//     all are answered DepOK; operations time out meanwhile. Its nearest
+//     dependencies are the token's, so its next put depends on them.
 //
 // Message catalogue (wire/fullreppb): GetRequest/GetReply,
 // PutRequest/PutReply (session <-> local shard); Replicate/ReplicateAck
-// (shard <-> same shard in another DC); DepCheck/DepOK (inside a DC).
+// (shard <-> same shard in another DC); DepCheck/DepOK (inside a DC: shard
+// -> shard, and resumed session -> shard).
 //
 // Deliberate deviations from COPS:
 //   - dep_check succeeds on the exact version being committed, not on "the

@@ -13,6 +13,10 @@
 // answered by the nearest replica, which with full replication is the
 // local DC's.
 //
+// A session token (protocol.Mover) carries no dependencies: a session
+// moved to another DC resumes at once and may not read its own writes there
+// (testdata/move_session shows the checker catching it).
+//
 // Deviations from Cassandra: no read repair, hinted handoff or anti-entropy
 // (the write's origin retries until acknowledged instead); one replica per
 // DC; read_txn and write_txn answer ErrUnsupported.

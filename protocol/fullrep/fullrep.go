@@ -28,6 +28,10 @@
 // Versions are (counter << 10 | server index), so that two servers never
 // mint the same version and LWW is a total order.
 //
+// Sessions can move between DCs with a token (token.go): in causal mode a
+// session resumed in another DC first has its dependencies dep_checked
+// there, with the servers' own DepCheck/DepOK messages.
+//
 // Storage layout (per server): "d/<key>" holds the key's current version
 // and value; "s/<key>@<version>" marks a committed version (causal mode);
 // "r/<key>@<version>" holds an outgoing Replicate until it is

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/fullreppb"
 )
@@ -24,10 +25,22 @@ type session struct {
 
 	deps       map[dep]bool // nearest dependencies (causal mode)
 	maxVersion uint64       // highest version seen (Lamport)
+
+	// resume, while not nil, holds the dependencies of a resumed session
+	// (see token.go) that its DC has not yet confirmed: until it is nil
+	// again no operation is sent.
+	resume *depwait.Table[*pb.Dep]
 }
 
-// Start implements protocol.Node.
-func (c *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a resumed session starts checking its
+// dependencies.
+func (c *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if c.resume != nil {
+		c.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
@@ -39,32 +52,45 @@ func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	c.nextReq++
 	c.reqID = c.nextReq
 	c.pending = &req
-	to := owner(c.topo, c.id.DC(), req.Key)
-	if req.Op == protocol.OpGet {
-		r.Send(c.id, to, &pb.GetRequest{ReqId: c.reqID, Key: req.Key})
-	} else {
-		put := &pb.PutRequest{ReqId: c.reqID, Key: req.Key, Value: req.Value, MinVersion: c.maxVersion}
-		if c.mode.Causal {
-			ds := make([]dep, 0, len(c.deps))
-			for d := range c.deps {
-				ds = append(ds, d)
-			}
-			sort.Slice(ds, func(i, j int) bool {
-				if ds[i].key != ds[j].key {
-					return ds[i].key < ds[j].key
-				}
-				return ds[i].version < ds[j].version
-			})
-			for _, d := range ds {
-				put.Deps = append(put.Deps, &pb.Dep{Key: d.key, Version: d.version})
-			}
-		}
-		r.Send(c.id, to, put)
+	if c.resume == nil {
+		c.send(&r)
 	}
 	if c.timeout > 0 {
 		r.SetTimer(c.timeout, c.reqID)
 	}
 	return r
+}
+
+// send sends the pending operation to the key's shard in the session's DC.
+func (c *session) send(r *protocol.Ready) {
+	req := c.pending
+	to := owner(c.topo, c.id.DC(), req.Key)
+	if req.Op == protocol.OpGet {
+		r.Send(c.id, to, &pb.GetRequest{ReqId: c.reqID, Key: req.Key})
+		return
+	}
+	put := &pb.PutRequest{ReqId: c.reqID, Key: req.Key, Value: req.Value, MinVersion: c.maxVersion}
+	if c.mode.Causal {
+		for _, d := range c.sortedDeps() {
+			put.Deps = append(put.Deps, &pb.Dep{Key: d.key, Version: d.version})
+		}
+	}
+	r.Send(c.id, to, put)
+}
+
+// sortedDeps returns the nearest dependencies by key, then version.
+func (c *session) sortedDeps() []dep {
+	ds := make([]dep, 0, len(c.deps))
+	for d := range c.deps {
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].key != ds[j].key {
+			return ds[i].key < ds[j].key
+		}
+		return ds[i].version < ds[j].version
+	})
+	return ds
 }
 
 // Step implements protocol.Node: replies from the local servers.
@@ -94,6 +120,8 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		c.pending = nil
 		c.observe(req.Key, b.Version, true)
 		r.Reply(protocol.Reply{Op: protocol.OpPut, Key: req.Key})
+	case *pb.DepOK:
+		c.depOK(b.Dep, &r)
 	}
 	return r
 }
@@ -121,9 +149,14 @@ func (c *session) observe(key string, version uint64, put bool) {
 	c.deps[dep{key, version}] = true
 }
 
-// Tick implements protocol.Node: the operation timeout.
-func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+// Tick implements protocol.Node: the operation timeout, and the resends
+// of a resumed session's dependency checks.
+func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == tickToken {
+		c.resumeTick(now, &r)
+		return r
+	}
 	if c.pending != nil && token == c.reqID {
 		op := c.pending.Op
 		c.pending = nil

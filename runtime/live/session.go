@@ -29,6 +29,24 @@ type Session struct {
 // NewSession creates the client session called name in datacenter dc
 // (node ID "dc/name") and starts it.
 func (rt *Runtime) NewSession(dc, name string) (*Session, error) {
+	return rt.startSession(dc, name, nil)
+}
+
+// ResumeSession creates the client session called name in datacenter dc
+// as the continuation of the session token was taken from
+// (Session.Token): the protocol holds its operations until dc has every
+// write the token names. It fails with an error wrapping
+// protocol.ErrMoveUnsupported or protocol.ErrBadToken.
+func (rt *Runtime) ResumeSession(dc, name string, token []byte) (*Session, error) {
+	if token == nil {
+		token = []byte{}
+	}
+	return rt.startSession(dc, name, token)
+}
+
+// startSession creates and starts a session, resumed from token unless
+// it is nil.
+func (rt *Runtime) startSession(dc, name string, token []byte) (*Session, error) {
 	if !rt.topo.HasDC(dc) {
 		return nil, fmt.Errorf("live: unknown datacenter %q (valid: %v)", dc, rt.topo.DCNames())
 	}
@@ -36,7 +54,16 @@ func (rt *Runtime) NewSession(dc, name string) (*Session, error) {
 	n := rt.newNode("session", id)
 	n.session = true
 	n.busy = make(chan struct{}, 1)
-	n.sm = rt.cfg.Protocol.NewSession(protocol.SessionConfig{ID: id, Topology: rt.topo, Rand: n.rng, OpTimeout: rt.cfg.OpTimeout})
+	cfg := protocol.SessionConfig{ID: id, Topology: rt.topo, Rand: n.rng, OpTimeout: rt.cfg.OpTimeout}
+	if token == nil {
+		n.sm = rt.cfg.Protocol.NewSession(cfg)
+	} else {
+		sm, err := protocol.ResumeSession(rt.cfg.Protocol, cfg, token)
+		if err != nil {
+			return nil, fmt.Errorf("live: session %s: %w", id, err)
+		}
+		n.sm = sm
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.stopping {
@@ -84,6 +111,51 @@ func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply,
 			return rep, nil
 		default:
 			return protocol.Reply{}, s.endErr()
+		}
+	}
+}
+
+// Token returns the session's token for Runtime.ResumeSession, an opaque
+// encoding of its causal context (protocol.Mover), after waiting for any
+// operation still outstanding. It fails with an error wrapping
+// protocol.ErrMoveUnsupported when the protocol does not support moving
+// sessions. The session may go on being used.
+func (s *Session) Token(ctx context.Context) ([]byte, error) {
+	p := s.rt.cfg.Protocol
+	if _, ok := p.(protocol.Resumer); !ok {
+		return protocol.SessionToken(p, nil)
+	}
+	select {
+	case s.n.busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("live: session %s: token: %w", s.n.id, ctx.Err())
+	case <-s.n.exited:
+		return nil, s.endErr()
+	}
+	defer func() { <-s.n.busy }()
+	type result struct {
+		token []byte
+		err   error
+	}
+	done := make(chan result, 1)
+	sm := s.n.sm.(protocol.Session)
+	if !s.n.box.push(event{at: s.rt.Now(), seq: s.rt.seq.Add(1), kind: evCall, call: func() {
+		token, err := protocol.SessionToken(p, sm)
+		done <- result{token, err}
+	}}) {
+		return nil, s.endErr()
+	}
+	select {
+	case r := <-done:
+		return r.token, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("live: session %s: token: %w", s.n.id, ctx.Err())
+	case <-s.n.exited:
+		select {
+		case r := <-done:
+			return r.token, r.err
+		default:
+			return nil, s.endErr()
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/certs"
-	"github.com/causeway/causeway/client"
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/transport"
@@ -33,7 +32,9 @@ type DialOptions struct {
 	// complete in time answers with a timeout (default DefaultOpTimeout).
 	OpTimeout time.Duration
 	// Listen is where the client's transport receives replies (default:
-	// the cluster's clients.listen, else any free loopback port).
+	// the cluster's clients.listen, else any free loopback port). The
+	// cluster's clients.advertise applies to it (see
+	// cluster.Config.ClientAdvertiseAddr).
 	Listen string
 	// CertName names the certificate in the cluster's certs_dir used when
 	// TLS is on (default cluster.ClientCertName). It must be a node
@@ -57,6 +58,8 @@ type ClientConn struct {
 	book  *addressBook
 	clock clock
 	tr    *transport.Transport
+	// addr is where the nodes send replies (Addr).
+	addr string
 	// tag is random, so that a later process on the same port does not
 	// make the same session IDs.
 	tag uint32
@@ -133,11 +136,17 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 	if c.tr, err = transport.New(tcfg); err != nil {
 		return nil, fmt.Errorf("node: client: %w", err)
 	}
+	if c.addr, err = cfg.ClientAdvertiseAddr(opts.Listen, c.tr.Addr()); err != nil {
+		_ = c.tr.Close()
+		return nil, fmt.Errorf("node: %w", err)
+	}
 	return c, nil
 }
 
-// Addr returns the address the client receives replies on.
-func (c *ClientConn) Addr() string { return c.tr.Addr() }
+// Addr returns the address the nodes send the client's replies to: where
+// its transport listens, or the address it advertises instead
+// (cluster.Config.ClientAdvertiseAddr).
+func (c *ClientConn) Addr() string { return c.addr }
 
 // DC returns the client's datacenter.
 func (c *ClientConn) DC() string { return c.dc }
@@ -148,13 +157,42 @@ func (c *ClientConn) Protocol() string { return c.proto.Name() }
 // NewSession starts a new session, with ID "DC/c<n>-<tag>@ADDR" (see
 // SessionID).
 func (c *ClientConn) NewSession() (*Session, error) {
+	return c.startSession(nil)
+}
+
+// ResumeSession starts a session that continues the one token was taken
+// from (Session.Token), typically in another datacenter: the protocol
+// holds its operations until this datacenter has every write the token
+// names (they wait, and time out after the operation timeout, meanwhile).
+// It fails with an error wrapping protocol.ErrMoveUnsupported when the
+// cluster's protocol does not support moving sessions, or
+// protocol.ErrBadToken when it refuses the token.
+func (c *ClientConn) ResumeSession(token []byte) (*Session, error) {
+	if token == nil {
+		token = []byte{}
+	}
+	return c.startSession(token)
+}
+
+// startSession starts a session, resumed from token unless it is nil.
+func (c *ClientConn) startSession(token []byte) (*Session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, ErrClosed
 	}
 	c.next++
-	id := SessionID(c.dc, fmt.Sprintf("c%d-%08x", c.next, c.tag), c.tr.Addr())
+	id := SessionID(c.dc, fmt.Sprintf("c%d-%08x", c.next, c.tag), c.addr)
+	cfg := protocol.SessionConfig{ID: id, Topology: c.cfg.Topology, Rand: newRand(), OpTimeout: c.opts.OpTimeout}
+	var sm protocol.Session
+	if token == nil {
+		sm = c.proto.NewSession(cfg)
+	} else {
+		var err error
+		if sm, err = protocol.ResumeSession(c.proto, cfg, token); err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+	}
 	box := newInbox()
 	s := &Session{
 		c:      c,
@@ -163,9 +201,8 @@ func (c *ClientConn) NewSession() (*Session, error) {
 		exited: make(chan struct{}),
 	}
 	s.m = &machine{
-		id: id,
-		sm: c.proto.NewSession(protocol.SessionConfig{ID: id, Topology: c.cfg.Topology, Rand: newRand(),
-			OpTimeout: c.opts.OpTimeout}),
+		id:    id,
+		sm:    sm,
 		clock: c.clock,
 		box:   box,
 		log:   c.log,
@@ -208,7 +245,7 @@ func (c *ClientConn) Ping(ctx context.Context, n int) error {
 		return ErrClosed
 	}
 	c.next++
-	id := SessionID(c.dc, fmt.Sprintf("p%d-%08x", c.next, c.tag), c.tr.Addr())
+	id := SessionID(c.dc, fmt.Sprintf("p%d-%08x", c.next, c.tag), c.addr)
 	ch := make(chan struct{})
 	c.pings[id] = ch
 	seq := c.next
@@ -266,8 +303,8 @@ func (c *ClientConn) Close() error {
 
 // Session is one client session of a ClientConn: the protocol's session
 // state machine running on its own goroutine in this process. It
-// implements client.Conn. It has at most one operation outstanding; Do
-// waits for the previous one.
+// implements client.Conn (package client wraps it). It has at most one
+// operation outstanding; Do waits for the previous one.
 type Session struct {
 	c         *ClientConn
 	m         *machine
@@ -277,8 +314,6 @@ type Session struct {
 	closeOnce sync.Once
 	err       error // why the goroutine returned; set before exited is closed
 }
-
-var _ client.Conn = (*Session)(nil)
 
 // ID returns the session's node ID.
 func (s *Session) ID() protocol.NodeID { return s.m.id }
@@ -315,6 +350,51 @@ func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply,
 			return rep, nil
 		default:
 			return protocol.Reply{}, s.endErr()
+		}
+	}
+}
+
+// Token returns the session's token for ClientConn.ResumeSession (in this
+// or another process and datacenter): an opaque encoding of its causal
+// context (protocol.Mover). It first waits for any operation still
+// outstanding. It fails with an error wrapping
+// protocol.ErrMoveUnsupported when the protocol does not support moving
+// sessions. The session may go on being used.
+func (s *Session) Token(ctx context.Context) ([]byte, error) {
+	if _, ok := s.c.proto.(protocol.Resumer); !ok {
+		return protocol.SessionToken(s.c.proto, nil)
+	}
+	select {
+	case s.busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("node: session %s: token: %w", s.m.id, ctx.Err())
+	case <-s.exited:
+		return nil, s.endErr()
+	}
+	defer func() { <-s.busy }()
+	type result struct {
+		token []byte
+		err   error
+	}
+	done := make(chan result, 1)
+	sm := s.m.sm.(protocol.Session)
+	if !s.m.box.push(input{kind: inCall, call: func() {
+		token, err := protocol.SessionToken(s.c.proto, sm)
+		done <- result{token, err}
+	}}) {
+		return nil, s.endErr()
+	}
+	select {
+	case r := <-done:
+		return r.token, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("node: session %s: token: %w", s.m.id, ctx.Err())
+	case <-s.exited:
+		select {
+		case r := <-done:
+			return r.token, r.err
+		default:
+			return nil, s.endErr()
 		}
 	}
 }

@@ -38,6 +38,7 @@ type inputKind uint8
 const (
 	inMessage inputKind = iota // a message from another node
 	inSubmit                   // a client operation for a session
+	inCall                     // a function to run on the machine's goroutine
 )
 
 // input is one thing queued for a state machine.
@@ -47,6 +48,7 @@ type input struct {
 	msg   proto.Message
 	req   protocol.Request
 	reply func(protocol.Reply) // of an inSubmit
+	call  func()               // of an inCall
 }
 
 // inbox is the unbounded queue of a machine's inputs. Pushers (transport
@@ -234,6 +236,9 @@ func (m *machine) handle(in input) error {
 		}
 		m.onReply = in.reply
 		r = s.Submit(now, in.req)
+	case inCall:
+		in.call()
+		return nil
 	}
 	return m.apply(r)
 }

@@ -53,7 +53,7 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.visible, queue, m.replyTracks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every drop reason appears from the start, at zero.
-	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed} {
+	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut} {
 		m.dropped.WithLabelValues(r)
 	}
 	return m
@@ -65,6 +65,7 @@ const (
 	dropWrongNode   = "wrong_node"          // a frame addressed to another node
 	dropSendFailed  = "send_failed"         // the transport refused it (queue full, closed)
 	dropQueueClosed = "stopped"             // arrived while the node was stopping
+	dropLinkCut     = "link_cut"            // from a datacenter cut off by the link controls (cut_in)
 )
 
 // typeName is the label of a message's type.

@@ -33,13 +33,16 @@
 //
 //	DC/c<n>-<random>@HOST:PORT
 //
-// where HOST:PORT is where the client process's transport listens
-// (SessionID, SessionAddr); the node host sends anything addressed to such
-// an ID to the address after the last '@'. The random part keeps a session
-// of a later process that happens to get the same port from receiving
-// replies meant for an earlier one. With TLS only processes holding a
-// certificate of the cluster's CA can send frames at all, so only they can
-// make a node send to an address of their choosing.
+// where HOST:PORT is where the client process's transport receives frames
+// (SessionID, SessionAddr): the address it listens on, or the one it
+// advertises instead (cluster.Config.ClientAdvertiseAddr), such as its
+// container's name when it listens on 0.0.0.0. The node host sends
+// anything addressed to such an ID to the address after the last '@'.
+// The random part keeps a session of a later process that happens to get
+// the same port from receiving replies meant for an earlier one. With TLS
+// only processes holding a certificate of the cluster's CA can send frames
+// at all, so only they can make a node send to an address of their
+// choosing.
 //
 // # WAN emulation
 //
@@ -48,6 +51,14 @@
 // destination's (transport.Config.Delay): a node knows the datacenter of
 // every other node from the cluster file and that of a session from its
 // ID.
+//
+// # Link controls
+//
+// With Options.Admin the node also serves cluster.AdminLinksPath on its
+// http address: partitions (cut links, one way or both) and added delay
+// between this node and the nodes and client sessions of other
+// datacenters, changed while it runs (links.go; `causeway cluster
+// partition|heal|delay`). The delay is added to the WAN delay above.
 //
 // # Clock
 //
@@ -102,6 +113,12 @@ type Options struct {
 	// UNSAFE (acknowledged writes can be lost to a power failure or kernel
 	// crash) and meant only for benchmarks of everything but the disk.
 	Sync bool
+	// Admin serves the link controls (cluster.AdminLinksPath: cut and
+	// delay the WAN links at run time) on the node's http address, which
+	// has no authentication even when the cluster uses TLS: turn it on
+	// only where that address is reachable by trusted hosts alone.
+	// DefaultOptions leaves it off.
+	Admin bool
 }
 
 // DefaultOptions are the options Run uses: Sync on.
@@ -164,7 +181,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	}()
 
 	book := newAddressBook(cfg, id.DC())
-	h := &host{id: id, log: log, book: book, sync: opts.Sync, eng: eng, box: newInbox()}
+	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox()}
 	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
 	h.m = &machine{
 		id:      id,
@@ -177,7 +194,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		visible: func(protocol.Visibility) { h.metrics.visible.Inc() },
 	}
 
-	hl, err := net.Listen("tcp", self.HTTP)
+	hl, err := net.Listen("tcp", self.HTTPListenAddr())
 	if err != nil {
 		return fmt.Errorf("node %s: http: %w", nodeID, err)
 	}
@@ -199,20 +216,26 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	}()
 
 	tcfg := transport.Config{
-		Self:      self.Addr,
+		Self:      self.ListenAddr(),
 		Logger:    log.With("component", "transport"),
 		TLS:       serverTLS,
 		ClientTLS: clientTLS,
 		Handler:   h.receive,
 	}
-	if cfg.WANDelay {
-		tcfg.Delay = book.delay
-	}
+	// Always set: the link controls may add delay without wan_delay.
+	tcfg.Delay = book.delay
 	tr, err := transport.New(tcfg)
 	if err != nil {
 		return fmt.Errorf("node %s: %w", nodeID, err)
 	}
 	h.tr = tr
+	book.cut = func(addr string, cut bool) {
+		if cut {
+			tr.Cut(addr)
+		} else {
+			tr.Heal(addr)
+		}
+	}
 	// Deferred after the storage's Close, so it runs first: no frame is
 	// handled once the storage is closed.
 	defer func() { _ = tr.Close() }()
@@ -224,7 +247,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 			h.ready.Store(true)
 			log.Info("node started", "protocol", cfg.Protocol, "topology", cfg.Topology.Name,
 				"addr", tr.Addr(), "http", hl.Addr().String(), "data", self.Data, "tls", cfg.TLS,
-				"wan_delay", cfg.WANDelay, "sync", opts.Sync)
+				"wan_delay", cfg.WANDelay, "sync", opts.Sync, "admin", opts.Admin)
 		})
 	}()
 	select {
@@ -246,12 +269,16 @@ type host struct {
 	log     *slog.Logger
 	book    *addressBook
 	sync    bool
+	admin   bool // serve the link controls
 	eng     storage.Engine
 	box     *inbox
 	m       *machine
 	tr      *transport.Transport
 	metrics *metrics
 	ready   atomic.Bool
+	// droppedIn counts frames dropped because their sender's datacenter
+	// is cut off (the link controls' cut_in).
+	droppedIn atomic.Uint64
 }
 
 // receive is the transport's Handler: it queues a frame for the node.
@@ -259,6 +286,11 @@ func (h *host) receive(from, to string, msg proto.Message) {
 	if protocol.NodeID(to) != h.id {
 		h.metrics.dropped.WithLabelValues(dropWrongNode).Inc()
 		h.log.Warn("frame for another node dropped", "from", from, "to", to, "type", typeName(msg))
+		return
+	}
+	if h.book.cutIn(protocol.NodeID(from).DC()) {
+		h.droppedIn.Add(1)
+		h.metrics.dropped.WithLabelValues(dropLinkCut).Inc()
 		return
 	}
 	h.metrics.received.WithLabelValues(typeName(msg)).Inc()
@@ -328,6 +360,9 @@ func (h *host) httpHandler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(h.metrics.reg, promhttp.HandlerOpts{}))
+	if h.admin {
+		h.handleAdmin(mux)
+	}
 	return mux
 }
 
@@ -361,19 +396,26 @@ func SessionAddr(id protocol.NodeID) (string, bool) {
 }
 
 // addressBook maps node IDs to transport addresses, and addresses to
-// datacenters (for the WAN delay).
+// datacenters (for the WAN delay and the link controls, links.go).
 type addressBook struct {
 	selfDC string
 	topo   *topology.Topology
+	wan    bool // add the topology's one-way delays
 	nodes  map[protocol.NodeID]string
 	nodeDC map[string]string // node address -> DC
 
 	mu        sync.RWMutex
 	sessionDC map[string]string // session address -> DC, learned on send
+
+	// rules are the link controls' rules by datacenter, replaced (never
+	// modified) under mu; cut, if set, cuts or heals the transport's link
+	// to an address, and is called under mu.
+	rules atomic.Pointer[linkRules]
+	cut   func(addr string, cut bool)
 }
 
 func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
-	b := &addressBook{selfDC: selfDC, topo: cfg.Topology, nodes: map[protocol.NodeID]string{},
+	b := &addressBook{selfDC: selfDC, topo: cfg.Topology, wan: cfg.WANDelay, nodes: map[protocol.NodeID]string{},
 		nodeDC: map[string]string{}, sessionDC: map[string]string{}}
 	for _, n := range cfg.Nodes {
 		id := protocol.NodeID(n.ID)
@@ -398,12 +440,14 @@ func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
 	if !known || dc != id.DC() {
 		b.mu.Lock()
 		b.sessionDC[a] = id.DC()
+		b.applyCutLocked(a, id.DC())
 		b.mu.Unlock()
 	}
 	return a, true
 }
 
-// delay is the one-way WAN delay of a frame sent to addr.
+// delay is the one-way WAN delay of a frame sent to addr: the topology's
+// (with wan_delay) plus what the link controls add.
 func (b *addressBook) delay(addr string) time.Duration {
 	dc, ok := b.nodeDC[addr]
 	if !ok {
@@ -414,7 +458,11 @@ func (b *addressBook) delay(addr string) time.Duration {
 	if !ok {
 		return 0
 	}
-	return b.topo.OneWay(b.selfDC, dc)
+	d := b.rule(dc).delay
+	if b.wan {
+		d += b.topo.OneWay(b.selfDC, dc)
+	}
+	return d
 }
 
 // sessions is the number of session addresses learned.

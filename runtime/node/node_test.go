@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/causeway/causeway/certs"
-	"github.com/causeway/causeway/client"
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/topology"
@@ -182,7 +184,7 @@ func (tc *testCluster) waitHealthy(id string) {
 }
 
 // session dials dc and opens a session, closed at the end of the test.
-func (tc *testCluster) session(dc string, opts DialOptions) *client.Session {
+func (tc *testCluster) session(dc string, opts DialOptions) *kvSession {
 	tc.t.Helper()
 	conn, err := DialWithOptions(tc.cfg, dc, opts)
 	if err != nil {
@@ -193,12 +195,12 @@ func (tc *testCluster) session(dc string, opts DialOptions) *client.Session {
 	if err != nil {
 		tc.t.Fatal(err)
 	}
-	return client.New(s, conn.Protocol(), dc)
+	return newKV(s, dc)
 }
 
 // eventually polls a get of key by s until it returns want; a timed-out
 // get is retried.
-func eventually(ctx context.Context, t *testing.T, s *client.Session, key, want string) {
+func eventually(ctx context.Context, t *testing.T, s *kvSession, key, want string) {
 	t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -209,7 +211,7 @@ func eventually(ctx context.Context, t *testing.T, s *client.Session, key, want 
 			return
 		case ctx.Err() != nil:
 			t.Fatalf("get %q in %s: last answer %q (found %v, err %v), want %q", key, s.DC(), v, found, err, want)
-		case err != nil && !errors.Is(err, client.ErrTimeout) && !errors.Is(err, client.ErrUnavailable):
+		case err != nil && !errors.Is(err, errTimeout) && !errors.Is(err, errUnavailable):
 			t.Fatalf("get %q in %s: %v", key, s.DC(), err)
 		}
 		select {
@@ -237,7 +239,7 @@ func TestCOPSAcrossNodeHosts(t *testing.T) {
 		t.Fatalf("alice reads her own write: %q %v %v", v, found, err)
 	}
 	eventually(ctx, t, bob, "x", "x1")
-	if _, err := bob.ReadTxn(ctx, "x"); !errors.Is(err, client.ErrUnsupported) {
+	if _, err := bob.ReadTxn(ctx, "x"); !errors.Is(err, errUnsupported) {
 		t.Errorf("ReadTxn on cops: %v, want ErrUnsupported", err)
 	}
 
@@ -433,5 +435,70 @@ func TestWANDelay(t *testing.T) {
 	eventually(ctx, t, bob, "x", "x1")
 	if d, min := time.Since(start), tc.cfg.Topology.OneWay("a", "c"); d < min {
 		t.Errorf("the put was visible in c %v after it started, less than the one-way delay %v", d, min)
+	}
+}
+
+// TestBindAndAdvertise runs the nodes as in a container: each listens on
+// every interface (bind 0.0.0.0) while the others dial it by a name
+// (localhost), and the client listens on every interface too and
+// advertises a name for the replies.
+func TestBindAndAdvertise(t *testing.T) {
+	tc := newCluster(t, "cops")
+	for i := range tc.cfg.Nodes {
+		n := &tc.cfg.Nodes[i]
+		n.Addr = strings.Replace(n.Addr, "127.0.0.1:", "localhost:", 1)
+		n.HTTP = strings.Replace(n.HTTP, "127.0.0.1:", "localhost:", 1)
+		n.Bind = "0.0.0.0"
+	}
+	tc.cfg.Clients.Listen, tc.cfg.Clients.Advertise = "0.0.0.0:0", "localhost"
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+	if goruntime.GOOS == "linux" {
+		// The whole of 127/8 is loopback on Linux: 127.0.0.2 reaches a
+		// node only if it listens on every interface, not on localhost.
+		_, port, _ := net.SplitHostPort(tc.cfg.Nodes[0].HTTP)
+		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get("http://127.0.0.2:" + port + "/healthz")
+		if err != nil {
+			t.Fatalf("the node does not listen on every interface: %v", err)
+		}
+		resp.Body.Close()
+	}
+
+	conn, err := Dial(tc.cfg, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if !strings.HasPrefix(conn.Addr(), "localhost:") {
+		t.Errorf("client address %s, want localhost:PORT", conn.Addr())
+	}
+	s, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, _ := SessionAddr(s.ID()); addr != conn.Addr() {
+		t.Errorf("session %s carries %s, want %s", s.ID(), addr, conn.Addr())
+	}
+	alice := newKV(s, "a")
+	if err := alice.Put(ctx, "x", []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, tc.session("c", DialOptions{OpTimeout: 2 * time.Second}), "x", "x1")
+
+	// Without advertise, a client listening on every interface gives the
+	// host name.
+	tc.cfg.Clients.Advertise = ""
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon, err := Dial(tc.cfg, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if !strings.HasPrefix(anon.Addr(), host+":") {
+		t.Errorf("client address %s, want %s:PORT", anon.Addr(), host)
 	}
 }

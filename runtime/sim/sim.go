@@ -237,6 +237,37 @@ func (s *Sim) push(e *event) {
 
 // AddSession creates a client session called name in datacenter dc.
 func (s *Sim) AddSession(dc, name string) (protocol.NodeID, error) {
+	return s.addSession(dc, name, nil)
+}
+
+// ResumeSession creates a client session called name in datacenter dc
+// that continues the session token was taken from (SessionToken): the
+// protocol holds its operations until dc has caught up with the token's
+// causal context. It fails when the protocol does not support moving
+// sessions (protocol.ErrMoveUnsupported) or refuses the token
+// (protocol.ErrBadToken).
+func (s *Sim) ResumeSession(dc, name string, token []byte) (protocol.NodeID, error) {
+	if token == nil {
+		token = []byte{}
+	}
+	return s.addSession(dc, name, token)
+}
+
+// SessionToken returns the token of a session with no operation
+// outstanding, for ResumeSession. The session may go on being used.
+func (s *Sim) SessionToken(session protocol.NodeID) ([]byte, error) {
+	n, ok := s.nodes[session]
+	if !ok || !n.session {
+		return nil, fmt.Errorf("sim: no session %s", session)
+	}
+	if n.onReply != nil {
+		return nil, fmt.Errorf("sim: session %s has an operation outstanding", session)
+	}
+	return protocol.SessionToken(s.cfg.Protocol, n.sm.(protocol.Session))
+}
+
+// addSession creates a session, from token unless it is nil.
+func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error) {
 	if !s.topo.HasDC(dc) {
 		return "", fmt.Errorf("sim: unknown datacenter %q (valid: %v)", dc, s.topo.DCNames())
 	}
@@ -245,7 +276,16 @@ func (s *Sim) AddSession(dc, name string) (protocol.NodeID, error) {
 		return "", fmt.Errorf("sim: node %s exists already", id)
 	}
 	n := &simNode{id: id, dc: dc, session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
-	n.sm = s.cfg.Protocol.NewSession(protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout})
+	cfg := protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout}
+	if token == nil {
+		n.sm = s.cfg.Protocol.NewSession(cfg)
+	} else {
+		sm, err := protocol.ResumeSession(s.cfg.Protocol, cfg, token)
+		if err != nil {
+			return "", fmt.Errorf("sim: session %s: %w", id, err)
+		}
+		n.sm = sm
+	}
 	s.nodes[id] = n
 	s.order = append(s.order, n)
 	s.apply(n, n.sm.Start(s.localNow(n)))

@@ -15,6 +15,9 @@
 //	get S key=K                submit a get and run until it completes
 //	txn S keys=(K1,K2,…)       a read-only transaction (read_txn); output
 //	                           "K1=V1 K2=V2 …"
+//	move S dc=D                move session S to datacenter D with a session
+//	                           token: S's later operations run in D (the
+//	                           history keeps one session S)
 //	run for=D                  advance virtual time by D
 //	partition groups=(a,b)     cut every link between the listed groups,
 //	          groups=(c)       both directions (repeat groups=… per group)
@@ -73,6 +76,7 @@ type state struct {
 	proto    protocol.Protocol
 	topo     *topology.Topology
 	sessions map[string]protocol.NodeID
+	moves    map[string]int // how many times each session moved
 	ops      []history.Op
 }
 
@@ -95,6 +99,8 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		return "ok\n", nil
 	case "put", "get", "txn":
 		return st.op(d)
+	case "move":
+		return st.move(d)
 	case "run":
 		var s string
 		d.ScanArgs(st.t, "for", &s)
@@ -194,7 +200,7 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	*st = state{t: st.t, sim: s, proto: p, topo: tp, sessions: map[string]protocol.NodeID{}}
+	*st = state{t: st.t, sim: s, proto: p, topo: tp, sessions: map[string]protocol.NodeID{}, moves: map[string]int{}}
 	return fmt.Sprintf("%s on %s (%s)\n", p.Name(), tp.Name, p.Guarantee()), nil
 }
 
@@ -266,6 +272,32 @@ func (st *state) op(d *datadriven.TestData) (string, error) {
 	default:
 		return fmt.Sprintf("%s=%s %s\n", key, rep.Value, lat), nil
 	}
+}
+
+// move takes the token of a session and resumes it, under a new node
+// name, in another DC; the scenario's name for it is unchanged.
+func (st *state) move(d *datadriven.TestData) (string, error) {
+	if len(d.CmdArgs) == 0 {
+		return "", fmt.Errorf("move needs a session name first")
+	}
+	name := d.CmdArgs[0].Key
+	id, ok := st.sessions[name]
+	if !ok {
+		return "", fmt.Errorf("no session %q", name)
+	}
+	var dc string
+	d.ScanArgs(st.t, "dc", &dc)
+	token, err := st.sim.SessionToken(id)
+	if err != nil {
+		return fmt.Sprintf("error: %v\n", err), nil
+	}
+	st.moves[name]++
+	moved, err := st.sim.ResumeSession(dc, fmt.Sprintf("%s.%d", name, st.moves[name]), token)
+	if err != nil {
+		return fmt.Sprintf("error: %v\n", err), nil
+	}
+	st.sessions[name] = moved
+	return fmt.Sprintf("ok: %s is now %s (token of %d bytes)\n", name, moved, len(token)), nil
 }
 
 func (st *state) replicas(key string) string {

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/runtime/node"
+	"github.com/causeway/causeway/topology"
+)
+
+// startNodes plans a local3 cluster of protocol p with WAN delay on,
+// saves its cluster.yaml, runs every node in this process until the test
+// ends and waits until each answers /healthz. It returns the directory.
+func startNodes(t *testing.T, p string) string {
+	t.Helper()
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg, err := cluster.Plan(topo, p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, len(cfg.Nodes))
+	for _, id := range cfg.NodeIDs() {
+		go func() { done <- node.Run(ctx, cfg, id, slog.New(slog.DiscardHandler)) }()
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range cfg.Nodes {
+			if err := <-done; err != nil {
+				t.Errorf("node: %v", err)
+			}
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second) // a hang guard
+	hc := &http.Client{Timeout: time.Second}
+	for _, n := range cfg.Nodes {
+		for {
+			resp, err := hc.Get("http://" + n.HTTP + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s not healthy: %v", n.ID, err)
+			}
+			time.Sleep(10 * time.Millisecond) // polling live processes, with a deadline
+		}
+	}
+	return dir
+}
+
+// tokenOf returns the token a command printed on stderr.
+func tokenOf(t *testing.T, stderr string) string {
+	t.Helper()
+	for _, line := range strings.Split(stderr, "\n") {
+		if tok, ok := strings.CutPrefix(line, "session-token: "); ok && tok != "" {
+			return tok
+		}
+	}
+	t.Fatalf("no session-token line on stderr:\n%s", stderr)
+	return ""
+}
+
+// TestSessionTokenAcrossDCs: with WAN delay on (a->c 60 ms one way), a
+// put in a followed at once by a get in c with the put's session token
+// returns the value, since the get waits for it; the get prints a token
+// of its own. Transactions are refused by cops with exit 1.
+func TestSessionTokenAcrossDCs(t *testing.T) {
+	dir := startNodes(t, "cops")
+	expect := func(wantCode int, wantOut, wantErr string, args ...string) (string, string) {
+		t.Helper()
+		code, out, errOut := causeway(t, args...)
+		if code != wantCode || !strings.Contains(out, wantOut) || !strings.Contains(errOut, wantErr) {
+			t.Fatalf("causeway %s: exit %d, want %d, stdout %q (want %q), stderr %q (want %q)",
+				strings.Join(args, " "), code, wantCode, out, wantOut, errOut, wantErr)
+		}
+		return out, errOut
+	}
+	_, errOut := expect(0, "ok", "session-token: ", "put", "--cluster", dir, "--dc", "a", "k", "v1")
+	token := tokenOf(t, errOut)
+	out, errOut := expect(0, "v1", "session-token: ", "get", "--cluster", dir, "--dc", "c", "--session-token", token, "k")
+	if strings.TrimSpace(out) != "v1" {
+		t.Errorf("stdout %q, want just the value", out)
+	}
+	// Chained: the token of the get in c carries the put too; back in a
+	// a put, then in b a read of both keys.
+	_, errOut = expect(0, "ok", "session-token: ", "put", "--cluster", dir, "--dc", "a", "--session-token", tokenOf(t, errOut), "k2", "w1")
+	expect(0, "w1", "", "get", "--cluster", dir, "--dc", "b", "--session-token", tokenOf(t, errOut), "k2")
+
+	expect(1, "", "read_txn: operation not supported by protocol cops", "txn", "--cluster", dir, "--dc", "a", "get", "k", "k2")
+	expect(1, "", "write_txn: operation not supported by protocol cops", "txn", "--cluster", dir, "--dc", "a", "put", "k=1", "k2=2")
+	expect(2, "", "is not KEY=VALUE", "txn", "--cluster", dir, "--dc", "a", "put", "k")
+	expect(2, "", "written twice", "txn", "--cluster", dir, "--dc", "a", "put", "k=1", "k=2")
+	expect(2, "", "txn needs", "txn", "--cluster", dir, "--dc", "a", "get")
+	expect(2, "", "resume session: invalid session token: not a Causeway session token", "get", "--cluster", dir, "--dc", "c", "--session-token", "bm90IGEgdG9rZW4", "k")
+	expect(2, "", "not URL-safe base64", "get", "--cluster", dir, "--dc", "c", "--session-token", "!!", "k")
+}
+
+// TestSessionTokenUnsupported: karma refuses --session-token (before any
+// node is contacted, so none runs here).
+func TestSessionTokenUnsupported(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg, err := cluster.Plan(topo, "karma", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := causeway(t, "get", "--cluster", dir, "--dc", "a", "--session-token", "Y3cBBWthcm1h", "k")
+	if code != 1 || out != "" || !strings.Contains(errOut, "protocol karma does not support moving sessions") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the protocol's refusal", code, out, errOut)
+	}
+}

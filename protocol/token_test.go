@@ -1,0 +1,72 @@
+package protocol_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/causeway/causeway/protocol"
+	_ "github.com/causeway/causeway/protocol/all"
+	"github.com/causeway/causeway/topology"
+)
+
+func TestTokenEnvelope(t *testing.T) {
+	token := protocol.EncodeToken("cops", []byte("state"))
+	if got, err := protocol.DecodeToken("cops", token); err != nil || string(got) != "state" {
+		t.Fatalf("DecodeToken = %q, %v; want state", got, err)
+	}
+	for _, tc := range []struct {
+		name, protocol, want string
+		token                []byte
+	}{
+		{"other protocol", "eventual", `made by protocol "cops", this store runs "eventual"`, token},
+		{"empty", "cops", "empty", nil},
+		{"garbage", "cops", "not a Causeway session token", []byte{0, 1, 2, 3}},
+		{"magic only", "cops", "not a Causeway session token", []byte("cw")},
+		{"newer format", "cops", "format version 2", []byte("cw\x02\x04cops")},
+		{"name cut short", "cops", "truncated or damaged header", []byte("cw\x01\x04co")},
+		{"no name length", "cops", "truncated or damaged header", []byte("cw\x01")},
+		{"absurd name length", "cops", "truncated or damaged header", append([]byte("cw\x01\x7f"), make([]byte, 200)...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := protocol.DecodeToken(tc.protocol, tc.token)
+			if !errors.Is(err, protocol.ErrBadToken) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("DecodeToken: %v; want ErrBadToken saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestMoveUnsupported: the Karma family does not move sessions (yet), and
+// says so by name.
+func TestMoveUnsupported(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"karma", "karma-nc", "cops-pr"} {
+		p, err := protocol.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := protocol.SessionConfig{ID: "a/u1", Topology: topo}
+		want := "protocol " + name + " does not support moving sessions"
+		if _, err := protocol.SessionToken(p, p.NewSession(cfg)); !errors.Is(err, protocol.ErrMoveUnsupported) || err.Error() != want {
+			t.Errorf("SessionToken: %v, want %q", err, want)
+		}
+		if _, err := protocol.ResumeSession(p, cfg, protocol.EncodeToken(name, nil)); !errors.Is(err, protocol.ErrMoveUnsupported) || err.Error() != want {
+			t.Errorf("ResumeSession: %v, want %q", err, want)
+		}
+	}
+	for _, name := range []string{"cops", "eventual"} {
+		p, _ := protocol.Lookup(name)
+		cfg := protocol.SessionConfig{ID: "a/u1", Topology: topo}
+		token, err := protocol.SessionToken(p, p.NewSession(cfg))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := protocol.ResumeSession(p, protocol.SessionConfig{ID: "b/u1", Topology: topo}, token); err != nil {
+			t.Errorf("%s: resume a fresh session's token: %v", name, err)
+		}
+	}
+}
