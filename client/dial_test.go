@@ -3,8 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +11,7 @@ import (
 	"github.com/causeway/causeway/client"
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/runtime/node"
+	"github.com/causeway/causeway/runtime/node/nodetest"
 	"github.com/causeway/causeway/topology"
 )
 
@@ -21,63 +19,13 @@ import (
 // failure and is never part of an assertion.
 const patience = 30 * time.Second
 
-// startCluster plans a local3 cluster of protocol p (WAN delay on), saves
-// its cluster.yaml, runs every node in this process and waits until each
-// answers /healthz; it returns the cluster's directory.
-func startCluster(t *testing.T, p string) string {
-	t.Helper()
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, err := cluster.Plan(topo, p, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, len(cfg.Nodes))
-	for _, id := range cfg.NodeIDs() {
-		go func() { done <- node.Run(ctx, cfg, id, slog.New(slog.DiscardHandler)) }()
-	}
-	t.Cleanup(func() {
-		cancel()
-		for range cfg.Nodes {
-			if err := <-done; err != nil {
-				t.Errorf("node: %v", err)
-			}
-		}
-	})
-	deadline := time.Now().Add(patience)
-	hc := &http.Client{Timeout: time.Second}
-	for _, n := range cfg.Nodes {
-		for {
-			resp, err := hc.Get("http://" + n.HTTP + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("node %s not healthy within %v: %v", n.ID, patience, err)
-			}
-			time.Sleep(10 * time.Millisecond) // polling a live process, with a deadline
-		}
-	}
-	return dir
-}
-
 // TestDialAndMoveAcrossDCs runs a cops cluster with WAN delay (a->c is 60
 // ms one way) and uses it only through the public API: a session in a
 // writes x twice, the first write is seen in c, then the session moves
 // to c by token right after the second write, and its first read there
 // returns that write, not the first.
 func TestDialAndMoveAcrossDCs(t *testing.T) {
-	dir := startCluster(t, "cops")
+	dir := nodetest.StartLocal(t, "local3", "cops")
 	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
 	defer cancel()
 

@@ -1,68 +1,14 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/causeway/causeway/cluster"
-	"github.com/causeway/causeway/runtime/node"
+	"github.com/causeway/causeway/runtime/node/nodetest"
 	"github.com/causeway/causeway/topology"
 )
-
-// startNodes plans a local3 cluster of protocol p with WAN delay on,
-// saves its cluster.yaml, runs every node in this process until the test
-// ends and waits until each answers /healthz. It returns the directory.
-func startNodes(t *testing.T, p string) string {
-	t.Helper()
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, err := cluster.Plan(topo, p, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, len(cfg.Nodes))
-	for _, id := range cfg.NodeIDs() {
-		go func() { done <- node.Run(ctx, cfg, id, slog.New(slog.DiscardHandler)) }()
-	}
-	t.Cleanup(func() {
-		cancel()
-		for range cfg.Nodes {
-			if err := <-done; err != nil {
-				t.Errorf("node: %v", err)
-			}
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	hc := &http.Client{Timeout: time.Second}
-	for _, n := range cfg.Nodes {
-		for {
-			resp, err := hc.Get("http://" + n.HTTP + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("node %s not healthy: %v", n.ID, err)
-			}
-			time.Sleep(10 * time.Millisecond) // polling live processes, with a deadline
-		}
-	}
-	return dir
-}
 
 // tokenOf returns the token a command printed on stderr.
 func tokenOf(t *testing.T, stderr string) string {
@@ -81,7 +27,7 @@ func tokenOf(t *testing.T, stderr string) string {
 // returns the value, since the get waits for it; the get prints a token
 // of its own. Transactions are refused by cops with exit 1.
 func TestSessionTokenAcrossDCs(t *testing.T) {
-	dir := startNodes(t, "cops")
+	dir := nodetest.StartLocal(t, "local3", "cops")
 	expect := func(wantCode int, wantOut, wantErr string, args ...string) (string, string) {
 		t.Helper()
 		code, out, errOut := causeway(t, args...)
