@@ -57,9 +57,10 @@ func TestSessionTokenAcrossDCs(t *testing.T) {
 	expect(2, "", "not URL-safe base64", "get", "--cluster", dir, "--dc", "c", "--session-token", "!!", "k")
 }
 
-// TestSessionTokenUnsupported: karma refuses --session-token (before any
-// node is contacted, so none runs here).
-func TestSessionTokenUnsupported(t *testing.T) {
+// TestSessionTokenWithoutState: a token that names karma but holds no
+// session is refused as a bad argument before any node is contacted (so
+// none runs here).
+func TestSessionTokenWithoutState(t *testing.T) {
 	topo, err := topology.Preset("local3")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestSessionTokenUnsupported(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := causeway(t, "get", "--cluster", dir, "--dc", "a", "--session-token", "Y3cBBWthcm1h", "k")
-	if code != 1 || out != "" || !strings.Contains(errOut, "protocol karma does not support moving sessions") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the protocol's refusal", code, out, errOut)
+	if code != 2 || out != "" || !strings.Contains(errOut, "invalid session token") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and the token's refusal", code, out, errOut)
 	}
 }

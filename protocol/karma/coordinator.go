@@ -236,6 +236,10 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.get(now, m.From, b, &r)
 	case *pb.ClientTxn:
 		c.txnStart(now, m.From, b, &r)
+	case *pb.MigrateReq:
+		c.migrate(m.From, b, &r)
+	case *pb.ClientAdopt:
+		c.adopt(m.From, b, &r)
 	case *pb.RingPutAck:
 		c.lc.observe(b.Clock)
 		c.ringAck(now, b, &r)

@@ -137,10 +137,11 @@
 //   - STABLE notifications are not retransmitted; a lost one leaves the
 //     version in flight (reads of it restrict the reader, who is released by
 //     notify-after), which costs performance, not safety.
-//   - Sessions cannot move to another DC's client coordinator with a
-//     session token (protocol.Mover/Resumer) yet: SessionToken and
-//     ResumeSession answer "protocol karma does not support moving
-//     sessions" (likewise karma-nc and cops-pr).
+//   - Moving a session (token.go) waits until the thread's history is
+//     complete in every ring instead of shipping its write buffer and
+//     restrictions to the new DC's CC: simpler, and sound, at the cost of
+//     waiting out the thread's in-flight writes (and being unable to move
+//     while they cannot complete).
 //   - Get-transactions use a commit clock of their own beside the write
 //     versions (see above): CC-minted versions reach rings late and in
 //     any order, so "valid at version time t" would not be a stable

@@ -161,7 +161,7 @@ func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 
 // NewSession implements protocol.Protocol.
 func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {
-	return &session{id: cfg.ID, cc: ccFor(cfg.Topology, cfg.ID), timeout: cfg.OpTimeout}
+	return &session{id: cfg.ID, cc: ccFor(cfg.Topology, cfg.ID), timeout: cfg.OpTimeout, proto: p.mode.Name}
 }
 
 // depKey names a version of a key in maps and storage keys.

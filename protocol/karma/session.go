@@ -14,14 +14,26 @@ type session struct {
 	id      protocol.NodeID
 	cc      protocol.NodeID
 	timeout time.Duration
+	proto   string // the protocol's name, for tokens
 
 	nextReq uint64
 	pending *protocol.Request
 	reqID   uint64
+
+	// mig, while not nil, is the migration of a resumed session
+	// (token.go): operations wait until it is done.
+	mig *migration
 }
 
-// Start implements protocol.Node.
-func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a resumed session starts migrating.
+func (s *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if s.mig != nil {
+		s.migrateSend(&r)
+		r.SetTimer(resendAfter, migrateTick)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
@@ -35,6 +47,18 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	s.nextReq++
 	s.reqID = s.nextReq
 	s.pending = &req
+	if s.timeout > 0 {
+		r.SetTimer(s.timeout, s.reqID)
+	}
+	if s.mig == nil {
+		s.send(&r)
+	}
+	return r
+}
+
+// send sends the pending operation to the CC.
+func (s *session) send(r *protocol.Ready) {
+	req := s.pending
 	switch req.Op {
 	case protocol.OpGet:
 		r.Send(s.id, s.cc, &pb.ClientGet{ReqId: s.reqID, Session: string(s.id), Key: req.Key})
@@ -43,15 +67,15 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	default:
 		r.Send(s.id, s.cc, &pb.ClientPut{ReqId: s.reqID, Session: string(s.id), Key: req.Key, Value: req.Value})
 	}
-	if s.timeout > 0 {
-		r.SetTimer(s.timeout, s.reqID)
-	}
-	return r
 }
 
 // Step implements protocol.Node: the CC's reply.
 func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	if s.mig != nil {
+		s.migrateStep(m, &r)
+		return r
+	}
 	b, ok := m.Body.(*pb.ClientReply)
 	if !ok || s.pending == nil || b.ReqId != s.reqID {
 		return r // a late reply to an operation that timed out
@@ -93,6 +117,13 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 // Tick implements protocol.Node: the operation timeout.
 func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == migrateTick {
+		if s.mig != nil {
+			s.migrateSend(&r)
+			r.SetTimer(resendAfter, migrateTick)
+		}
+		return r
+	}
 	if s.pending != nil && token == s.reqID {
 		op := s.pending.Op
 		s.pending = nil

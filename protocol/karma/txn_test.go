@@ -1,6 +1,7 @@
 package karma
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -138,5 +139,39 @@ func TestCommitClockSurvivesRestart(t *testing.T) {
 	}
 	if o := m.store["k"]; o.evt < maxSent {
 		t.Errorf("a recovered version claims to be valid since %d, before clocks already sent (%d)", o.evt, maxSent)
+	}
+}
+
+// TestResumeSessionRefusesBadTokens checks that a token that is garbage,
+// another protocol's, or names a session outside the topology is refused
+// with ErrBadToken, and that a good one round-trips.
+func TestResumeSessionRefusesBadTokens(t *testing.T) {
+	topo, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Mode{Name: "karma", Caches: true}, Options{})
+	cfg := protocol.SessionConfig{ID: "c/bob", Topology: topo}
+	good := p.NewSession(protocol.SessionConfig{ID: "a/alice", Topology: topo}).(*session).Token()
+	s, err := p.ResumeSession(cfg, good)
+	if err != nil {
+		t.Fatalf("good token refused: %v", err)
+	}
+	if got := s.(*session).mig; got == nil || got.from != "a/alice" {
+		t.Errorf("resumed session continues %+v, want a/alice", got)
+	}
+	if again := s.(*session).Token(); string(again) != string(good) {
+		t.Errorf("a session still migrating should hand out the token it continues")
+	}
+	for name, tok := range map[string][]byte{
+		"garbage":        []byte("not a token"),
+		"other protocol": protocol.EncodeToken("cops", []byte{tokenState, 7, 'a', '/', 'a', 'l', 'i', 'c', 'e'}),
+		"unknown DC":     protocol.EncodeToken("karma", []byte{tokenState, 5, 'z', '/', 'b', 'o', 'b'}),
+		"truncated":      good[:len(good)-2],
+		"empty state":    protocol.EncodeToken("karma", nil),
+	} {
+		if _, err := p.ResumeSession(cfg, tok); !errors.Is(err, protocol.ErrBadToken) {
+			t.Errorf("%s: got %v, want ErrBadToken", name, err)
+		}
 	}
 }

@@ -1316,6 +1316,195 @@ func (x *InvalidateAck) GetVersion() uint64 {
 	return 0
 }
 
+// MigrateReq: a session resumed from a token -> the client coordinator of
+// the session it continues (protocol.Resumer). The CC answers MigrateOK
+// only once that thread's causal past is complete in every ring: its write
+// buffer drained and its ring restrictions lifted.
+type MigrateReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Thread        string                 `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MigrateReq) Reset() {
+	*x = MigrateReq{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateReq) ProtoMessage() {}
+
+func (x *MigrateReq) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateReq.ProtoReflect.Descriptor instead.
+func (*MigrateReq) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MigrateReq) GetReqId() uint64 {
+	if x != nil {
+		return x.ReqId
+	}
+	return 0
+}
+
+func (x *MigrateReq) GetThread() string {
+	if x != nil {
+		return x.Thread
+	}
+	return ""
+}
+
+// MigrateOK: the old CC -> the resumed session.
+type MigrateOK struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	ReqId uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	// clock is the CC's commit clock, max_version a bound on every write
+	// version the thread has seen.
+	Clock         uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	MaxVersion    uint64 `protobuf:"varint,3,opt,name=max_version,json=maxVersion,proto3" json:"max_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MigrateOK) Reset() {
+	*x = MigrateOK{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateOK) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateOK) ProtoMessage() {}
+
+func (x *MigrateOK) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateOK.ProtoReflect.Descriptor instead.
+func (*MigrateOK) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *MigrateOK) GetReqId() uint64 {
+	if x != nil {
+		return x.ReqId
+	}
+	return 0
+}
+
+func (x *MigrateOK) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
+func (x *MigrateOK) GetMaxVersion() uint64 {
+	if x != nil {
+		return x.MaxVersion
+	}
+	return 0
+}
+
+// ClientAdopt: the resumed session -> its new CC, which raises its clocks
+// past the thread's history and answers with a ClientReply.
+type ClientAdopt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Session       string                 `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	Clock         uint64                 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
+	MaxVersion    uint64                 `protobuf:"varint,4,opt,name=max_version,json=maxVersion,proto3" json:"max_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientAdopt) Reset() {
+	*x = ClientAdopt{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientAdopt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientAdopt) ProtoMessage() {}
+
+func (x *ClientAdopt) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientAdopt.ProtoReflect.Descriptor instead.
+func (*ClientAdopt) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ClientAdopt) GetReqId() uint64 {
+	if x != nil {
+		return x.ReqId
+	}
+	return 0
+}
+
+func (x *ClientAdopt) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *ClientAdopt) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
+func (x *ClientAdopt) GetMaxVersion() uint64 {
+	if x != nil {
+		return x.MaxVersion
+	}
+	return 0
+}
+
 var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
@@ -1416,7 +1605,22 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04ring\x18\x03 \x01(\x05R\x04ring\";\n" +
 	"\rInvalidateAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversionB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
+	"\aversion\x18\x02 \x01(\x04R\aversion\";\n" +
+	"\n" +
+	"MigrateReq\x12\x15\n" +
+	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x16\n" +
+	"\x06thread\x18\x02 \x01(\tR\x06thread\"Y\n" +
+	"\tMigrateOK\x12\x15\n" +
+	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
+	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x1f\n" +
+	"\vmax_version\x18\x03 \x01(\x04R\n" +
+	"maxVersion\"u\n" +
+	"\vClientAdopt\x12\x15\n" +
+	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
+	"\asession\x18\x02 \x01(\tR\asession\x12\x14\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x1f\n" +
+	"\vmax_version\x18\x04 \x01(\x04R\n" +
+	"maxVersionB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
 
 var (
 	file_proto_causeway_karma_v1_karma_proto_rawDescOnce sync.Once
@@ -1430,7 +1634,7 @@ func file_proto_causeway_karma_v1_karma_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_karma_v1_karma_proto_rawDescData
 }
 
-var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*Dep)(nil),           // 0: causeway.karma.v1.Dep
 	(*ClientGet)(nil),     // 1: causeway.karma.v1.ClientGet
@@ -1450,6 +1654,9 @@ var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*CacheFill)(nil),     // 15: causeway.karma.v1.CacheFill
 	(*Invalidate)(nil),    // 16: causeway.karma.v1.Invalidate
 	(*InvalidateAck)(nil), // 17: causeway.karma.v1.InvalidateAck
+	(*MigrateReq)(nil),    // 18: causeway.karma.v1.MigrateReq
+	(*MigrateOK)(nil),     // 19: causeway.karma.v1.MigrateOK
+	(*ClientAdopt)(nil),   // 20: causeway.karma.v1.ClientAdopt
 }
 var file_proto_causeway_karma_v1_karma_proto_depIdxs = []int32{
 	4, // 0: causeway.karma.v1.ClientReply.reads:type_name -> causeway.karma.v1.TxnRead
@@ -1474,7 +1681,7 @@ func file_proto_causeway_karma_v1_karma_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_karma_v1_karma_proto_rawDesc), len(file_proto_causeway_karma_v1_karma_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
