@@ -32,8 +32,10 @@ type link struct {
 	// it bounds queue, so that enqueue never blocks.
 	queued atomic.Int64
 	limit  int64
-	// down is whether the last stream attempt failed (owned by run).
-	down bool
+	// down is whether the last stream attempt failed, and downSince
+	// since when the link has had no stream (owned by run).
+	down      bool
+	downSince time.Time
 }
 
 // backoffConfig is gRPC's connection backoff, aligned with the links' own.
@@ -104,7 +106,13 @@ func (l *link) run() {
 		default:
 			t.log.Debug("transport: link still down", "addr", l.addr, "retry_in", wait, "queued", l.queued.Load(), "err", err)
 		}
+		if up > 0 || !l.down {
+			l.downSince = time.Now()
+		}
 		l.down = true
+		if time.Since(l.downSince) >= t.cfg.RetireAfter && l.retire() {
+			return
+		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-t.ctx.Done():
@@ -123,6 +131,24 @@ func (l *link) run() {
 		t.dropped.Add(uint64(n))
 		t.log.Info("transport: dropped queued frames at close", "addr", l.addr, "frames", n)
 	}
+}
+
+// retire removes a link that has been down for Config.RetireAfter from the
+// transport, dropping what it still holds, unless the transport is
+// closing. It reports whether the link's goroutine should end.
+func (l *link) retire() bool {
+	t := l.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.links[l.addr] != l {
+		return false
+	}
+	delete(t.links, l.addr)
+	// Sends enqueue under t.mu's read lock: none can reach this link now.
+	n := l.queued.Swap(0)
+	t.dropped.Add(uint64(n))
+	t.log.Info("transport: retired a link that stayed down", "addr", l.addr, "down_for", time.Since(l.downSince).Round(time.Millisecond), "dropped", n)
+	return true
 }
 
 // stream opens one stream and writes queued frames to it, each no earlier

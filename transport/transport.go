@@ -108,6 +108,8 @@ const (
 	// oversized payload reaches the validation in this package (and is
 	// dropped) instead of ending the stream inside gRPC.
 	frameSlack = 1 << 20
+	// DefaultRetireAfter is Config.RetireAfter's default.
+	DefaultRetireAfter = time.Minute
 	// minBackoff and maxBackoff bound the wait before reopening a link.
 	minBackoff = 50 * time.Millisecond
 	maxBackoff = 2 * time.Second
@@ -143,6 +145,12 @@ type Config struct {
 	// QueueLimit bounds each link's queue, in frames (default
 	// DefaultQueueLimit).
 	QueueLimit int
+	// RetireAfter is how long a link may stay unable to open a stream
+	// before it is closed, its queued frames dropped (counted in
+	// Stats.Dropped) and its goroutine ended (default DefaultRetireAfter);
+	// the next Send to the address opens a new one. It keeps a node from
+	// retrying forever towards client processes that have exited.
+	RetireAfter time.Duration
 	// MaxFrameBytes bounds a frame's payload (default and maximum
 	// wire.MaxFrameBytes). Send refuses larger messages and the receiver
 	// drops them.
@@ -166,9 +174,12 @@ type Stats struct {
 	Sent uint64
 	// Received counts valid frames handed to Config.Handler.
 	Received uint64
-	// Dropped counts frames discarded: invalid frames received, and frames
-	// still queued when Close was called.
+	// Dropped counts frames discarded: invalid frames received, frames
+	// queued on a link that was retired, and frames still queued when
+	// Close was called.
 	Dropped uint64
+	// Links is the number of open outgoing links.
+	Links int
 	// Reconnects counts attempts to reopen a link's stream after it broke
 	// or could not be opened.
 	Reconnects uint64
@@ -221,6 +232,9 @@ func New(cfg Config) (*Transport, error) {
 	}
 	if cfg.QueueLimit <= 0 {
 		cfg.QueueLimit = DefaultQueueLimit
+	}
+	if cfg.RetireAfter <= 0 {
+		cfg.RetireAfter = DefaultRetireAfter
 	}
 	if cfg.MaxFrameBytes <= 0 {
 		cfg.MaxFrameBytes = wire.MaxFrameBytes
@@ -381,7 +395,15 @@ func (t *Transport) Stats() Stats {
 		Dropped:    t.dropped.Load(),
 		Reconnects: t.reconnects.Load(),
 		Cut:        t.cut.Load(),
+		Links:      t.linkCount(),
 	}
+}
+
+// linkCount is the number of open outgoing links.
+func (t *Transport) linkCount() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.links)
 }
 
 // Close shuts the transport down: it stops accepting connections, ends the

@@ -329,3 +329,32 @@ func TestCloseEndsEveryGoroutine(t *testing.T) {
 		t.Errorf("a's stats %+v, want the 2 undelivered frames dropped", st)
 	}
 }
+
+// TestLinkToAGoneAddressIsRetired: a link whose peer never comes back (a
+// client process that exited) is closed after RetireAfter with its queued
+// frames dropped, and a later Send opens a fresh link that delivers.
+func TestLinkToAGoneAddressIsRetired(t *testing.T) {
+	a := start(t, "a", Config{RetireAfter: 300 * time.Millisecond})
+	b := start(t, "b", Config{})
+	addr := b.Addr()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sendInts(t, a.Transport, addr, "dc1/s0", "dc2/c1", 0, 5)
+	if st := a.Stats(); st.Links != 1 {
+		t.Fatalf("stats %+v, want one link", st)
+	}
+	deadline := time.Now().Add(10 * time.Second) // a hang guard
+	for a.Stats().Links != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the link to a gone address was never retired: %+v", a.Stats())
+		}
+		time.Sleep(20 * time.Millisecond) // polling another goroutine, with a deadline
+	}
+	if st := a.Stats(); st.Dropped != 5 {
+		t.Errorf("stats %+v, want the 5 queued frames dropped", st)
+	}
+	b2 := start(t, "b2", Config{Self: addr})
+	sendInts(t, a.Transport, addr, "dc1/s0", "dc2/c1", 5, 8)
+	b2.expectInts(t, "dc1/s0", ints(5, 8)...)
+}
