@@ -29,6 +29,9 @@ type Options struct {
 	// (default 64, 256, 512, 1024: §5 raises threads until throughput
 	// stops rising).
 	Threads []int
+	// ServiceTime is each server's cost per message (default 100µs): the
+	// larger it is, the fewer threads saturate the servers.
+	ServiceTime time.Duration
 	// Seed of every run.
 	Seed uint64
 	// CongestionDuration is the virtual time of each run of Figs. 8 and 9
@@ -61,6 +64,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Duration <= 0 {
 		o.Duration = 3 * time.Second
+	}
+	if o.ServiceTime <= 0 {
+		o.ServiceTime = 100 * time.Microsecond
 	}
 	if len(o.Threads) == 0 {
 		o.Threads = []int{64, 256, 512, 1024}
@@ -161,7 +167,7 @@ func (k *karmaRunner) sim(s spec) (*run, error) {
 		k.opts.Progress(k.done, k.total, what)
 	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
-		Duration: s.duration, Clients: s.threads, ServiceTime: 100 * time.Microsecond,
+		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime,
 		Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second, Faults: s.faults, Timeline: s.timeline,
 		ClientRate: s.rate, Progress: k.opts.RunProgress})
 	if err != nil {

@@ -56,9 +56,9 @@ func (p printer) image(fig figure, alt string) {
 func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 	p := printer{w}
 	p.f("# Karma (karma.txt §6) reproduced in the simulator\n\n")
-	p.f("Topology `karma-aws8` (8 DCs in 3 rings, RTTs of §5), ±20 ms WAN jitter, 100 µs service time per message per node, "+
+	p.f("Topology `karma-aws8` (8 DCs in 3 rings, RTTs of §5), ±20 ms WAN jitter, %v service time per message per node, "+
 		"%v of virtual time per run (the congestion runs: %v), seed %d. Closed-loop client threads spread over the DCs.\n\n",
-		k.opts.Duration, k.opts.CongestionDuration, k.opts.Seed)
+		k.opts.ServiceTime, k.opts.Duration, k.opts.CongestionDuration, k.opts.Seed)
 	failed := 0
 	for _, r := range k.runs {
 		if !r.res.Check.OK {

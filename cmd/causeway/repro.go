@@ -59,6 +59,7 @@ and more thread counts bring the numbers closer to steady state, e.g.
 	f.StringVar(&opts.Dir, "out", "repro-karma", "directory for report.md and the plots")
 	f.DurationVar(&opts.Duration, "duration", 3*time.Second, "virtual time of each run (but the congestion runs)")
 	f.IntSliceVar(&opts.Threads, "threads", []int{64, 256, 512, 1024}, "client-thread counts of the saturation sweep")
+	f.DurationVar(&opts.ServiceTime, "service-time", 100*time.Microsecond, "each server's cost per message: larger values saturate the servers with fewer threads")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of every run")
 	f.DurationVar(&opts.CongestionDuration, "congestion-duration", 30*time.Second,
 		"virtual time of each congestion run (Figs. 8, 9); Europe is congested during its middle third")
