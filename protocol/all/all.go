@@ -1,5 +1,3 @@
-// Package all links every protocol into a binary: importing it for its side
-// effects registers each protocol with package protocol.
 package all
 
 import (

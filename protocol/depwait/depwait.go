@@ -1,10 +1,3 @@
-// Package depwait tracks writes that wait for dependencies (COPS's
-// put_after / dep_check, Karma's put-after): each waiting write names the
-// dependencies still missing, and one check is outstanding per dependency
-// however many writes wait on it, retransmitted with backoff until it is
-// answered. It holds no messages of its own: D is the protocol's dependency
-// type, and writes and dependencies are named by strings the protocol
-// chooses (typically "key@version").
 package depwait
 
 import (

@@ -93,6 +93,8 @@
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
 //	ClientTxn -> ClientReply (reads)      session -> CC -> session (§4.5)
+//	MigrateReq -> MigrateOK               resumed session -> the thread's old CC (token.go)
+//	ClientAdopt -> ClientReply            resumed session -> its new CC
 //	RingGet -> RingGetReply               CC -> MM (any ring) -> CC; txn, at: §4.5
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
 //	Stable                                CC -> MM of every ring

@@ -71,26 +71,26 @@ func (c *coordinator) nearestTxnRing(keys []string, tried map[int]bool) int {
 		if tried[ring] {
 			continue
 		}
-		var d time.Duration
-		for _, k := range keys {
-			dc, _ := c.topo.RingReplica(ring, k)
-			d = max(d, c.est[dc])
-		}
-		if best < 0 || d < bestD {
+		if d := c.farthest(ring, keys); best < 0 || d < bestD {
 			best, bestD = ring, d
 		}
 	}
 	return best
 }
 
-// txnDeadline is when an unanswered round moves on.
-func (c *coordinator) txnDeadline(now time.Duration, ring int, keys []string) time.Duration {
+// farthest is the measured latency to the farthest replica of keys in ring.
+func (c *coordinator) farthest(ring int, keys []string) time.Duration {
 	var d time.Duration
 	for _, k := range keys {
 		dc, _ := c.topo.RingReplica(ring, k)
 		d = max(d, c.est[dc])
 	}
-	return now + 4*d + 200*time.Millisecond
+	return d
+}
+
+// txnDeadline is when an unanswered round moves on.
+func (c *coordinator) txnDeadline(now time.Duration, ring int, keys []string) time.Duration {
+	return now + 4*c.farthest(ring, keys) + 200*time.Millisecond
 }
 
 // txnRound1 (re)starts the transaction on ring: read the latest versions.

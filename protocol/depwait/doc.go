@@ -1,0 +1,21 @@
+// Package depwait tracks writes that wait for dependencies: COPS's
+// put_after / dep_check (Lloyd et al., SOSP 2011, §4.2–§4.3) as used by
+// protocol/fullrep, and Karma's put-after and notify-after (karma.txt
+// §4.1.2, §4.2) as used by protocol/karma. Each waiting write names the
+// dependencies still missing, and one check is outstanding per dependency
+// however many writes wait on it, retransmitted with backoff until it is
+// answered (protocol.Retry).
+//
+// # Messages
+//
+// None of its own: D is the protocol's dependency type, the protocol sends
+// and answers the checks (fullreppb.DepCheck/DepOK, karmapb.DepCheck/DepOK),
+// and writes and dependencies are named by strings the protocol chooses
+// (typically "key@version").
+//
+// # Deviations
+//
+// COPS sends one dep_check per dependency of each replicated write; here a
+// dependency shared by several waiting writes is checked once, which saves
+// messages and changes nothing a client can observe.
+package depwait
