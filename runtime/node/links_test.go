@@ -15,7 +15,6 @@ import (
 
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/transport"
 	"github.com/causeway/causeway/wire/transportpb"
 )
@@ -247,14 +246,7 @@ func TestPartitionAcrossNodeHosts(t *testing.T) {
 // including the addresses of client sessions learned after it, and the
 // delays it adds.
 func TestAddressBookLinkRules(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := cluster.Plan(topo, "cops", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := planLocal3(t, "cops")
 	b := newAddressBook(cfg, "a")
 	cuts := map[string]bool{}
 	b.cut = func(addr string, cut bool) {

@@ -61,9 +61,9 @@ type runningNode struct {
 	done   chan error
 }
 
-// newCluster plans a cluster of protocol p on the local3 topology in a
-// temporary directory, without WAN delay.
-func newCluster(t *testing.T, p string) *testCluster {
+// planLocal3 plans a cluster of protocol p on the local3 topology in a
+// temporary directory.
+func planLocal3(t *testing.T, p string) *cluster.Config {
 	t.Helper()
 	topo, err := topology.Preset("local3")
 	if err != nil {
@@ -73,6 +73,14 @@ func newCluster(t *testing.T, p string) *testCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// newCluster plans a cluster of protocol p on the local3 topology in a
+// temporary directory, without WAN delay.
+func newCluster(t *testing.T, p string) *testCluster {
+	t.Helper()
+	cfg := planLocal3(t, p)
 	cfg.WANDelay = false
 	logs := &logBuffer{}
 	tc := &testCluster{t: t, cfg: cfg, logs: logs, running: map[string]*runningNode{},
@@ -355,14 +363,7 @@ func TestSessionAddr(t *testing.T) {
 
 // TestAddressBook checks the addresses and WAN delays a node uses.
 func TestAddressBook(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := cluster.Plan(topo, "cops", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := planLocal3(t, "cops")
 	b := newAddressBook(cfg, "a")
 	c0 := cfg.Node("c/s0")
 	if addr, ok := b.addrOf("c/s0"); !ok || addr != c0.Addr {
@@ -389,14 +390,7 @@ func TestAddressBook(t *testing.T) {
 }
 
 func TestRunAndDialErrors(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := cluster.Plan(topo, "cops", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := planLocal3(t, "cops")
 	if err := Run(context.Background(), cfg, "a/s7", nil); err == nil || !strings.Contains(err.Error(), "a/s0") {
 		t.Errorf("Run of an unknown node: %v, want an error listing the nodes", err)
 	}
