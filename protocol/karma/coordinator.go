@@ -370,11 +370,12 @@ func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
 	}
 }
 
-// maybeNotify inserts a notify-after for a thread that holds restrictions
-// and has no write in flight that would lift them (a read-only thread,
-// §4.2).
+// maybeNotify inserts a notify-after (§4.2) for a thread that holds
+// restrictions no write of its in flight will lift: a read-only thread, or
+// one that read in-flight values since its last put. At most one is in
+// flight per thread, and one starts at most every NotifyEvery.
 func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol.Ready) {
-	if len(t.drr) == 0 || t.notify != nil || len(t.wb) > 0 || now-t.lastNotify < c.p.opts.NotifyEvery {
+	if len(t.drr) == 0 || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
 		return
 	}
 	deps := t.deps()
@@ -383,6 +384,23 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 	c.nextID++
 	t.notify = e
 	c.propagate(now, t, r)
+}
+
+// uncovered reports whether the thread holds a restriction that no write
+// in its write buffer carries as a dependency (and so would lift).
+func (t *threadState) uncovered() bool {
+	covered := map[string]bool{}
+	for _, e := range t.wb {
+		for _, d := range e.put.Deps {
+			covered[depKey(d.Key, d.Version)] = true
+		}
+	}
+	for dk := range t.drr {
+		if !covered[dk] {
+			return true
+		}
+	}
+	return false
 }
 
 // get follows Fig. 3: the write buffer, then (under a restriction) the
@@ -401,7 +419,7 @@ func (c *coordinator) get(now time.Duration, from protocol.NodeID, b *pb.ClientG
 		// the key can be in the thread's causal past.
 		if bound < 0 || !e.acked[bound] {
 			t.get = nil
-			r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Value: e.put.Value, Found: true, Restricted: g.restricted})
+			r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Value: e.put.Value, Found: true, Restricted: g.restricted, WriteBuffer: true})
 			return
 		}
 	}
@@ -577,11 +595,15 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 			t.drr[dk] = &pb.Dep{Key: g.key, Version: b.Version}
 			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
 		}
-	} else if b.Version > 0 && g.cacheDC != "" && g.epoch != 0 {
+		c.maybeNotify(now, t, r)
+	} else if g.cacheDC != "" && g.epoch != 0 {
+		// Stable, including a key never written (version 0): its absence
+		// is as cacheable as any value, and the MM invalidates it on the
+		// first write like any other.
 		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq, Clock: c.lc.now})
 	}
 	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
-		WideArea: dc != c.dc, Restricted: g.restricted})
+		WideArea: dc != c.dc, Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
 // withClock returns a copy of a buffered write carrying the CC's commit

@@ -74,10 +74,13 @@ type middleMan struct {
 	// stable is the highest version of each key known to be in every ring.
 	stable map[string]uint64
 	// cachedAt is the set of DCs whose cache may hold the key (§4.3).
-	// cachedAtLost marks keys stored before a restart, whose sets were
-	// lost: every DC is assumed until their next write.
-	cachedAt     map[string]map[string]bool
-	cachedAtLost map[string]bool
+	// After a restart the sets are lost (restarted): a key's set is known
+	// again (cachedAtKnown) once its first write has invalidated every DC,
+	// since any cache may hold it from before, written or not (caches keep
+	// a never-written key's absence too).
+	cachedAt      map[string]map[string]bool
+	restarted     bool
+	cachedAtKnown map[string]bool
 
 	incoming map[string]*incomingWrite           // by depKey of the write
 	deps     *depwait.Table[*pb.Dep]             // what the incoming writes wait for
@@ -89,7 +92,7 @@ type middleMan struct {
 func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	m := &middleMan{p: p, id: cfg.ID, dc: cfg.ID.DC(), ring: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		store: map[string]object{}, old: map[string][]oldVersion{}, committed: map[string]bool{}, stable: map[string]uint64{},
-		cachedAt: map[string]map[string]bool{}, cachedAtLost: map[string]bool{},
+		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, inval: map[string]*invalidation{}}
 	if cfg.Storage == nil {
@@ -99,9 +102,9 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	// later than the clock's recovered mark; claiming the mark is safe
 	// (a transaction reading earlier starts again).
 	m.lc = recoverClock(cfg.Storage)
+	_, m.restarted, _ = cfg.Storage.Get(bootKey)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
-		m.cachedAtLost[r.Key[2:]] = true
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
@@ -123,7 +126,15 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 }
 
 // Start implements protocol.Node.
-func (m *middleMan) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+func (m *middleMan) Start(time.Duration) protocol.Ready {
+	var r protocol.Ready
+	r.Write(storage.Write{Kind: storage.Put, Key: bootKey}, true)
+	return r
+}
+
+// bootKey marks an MM's storage as used: found at start, the MM is
+// restarting and its cached-at sets are lost.
+const bootKey = "boot"
 
 func (m *middleMan) armTimer(r *protocol.Ready) {
 	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0) {
@@ -322,11 +333,11 @@ func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
 		return nil
 	}
 	out := map[protocol.NodeID]bool{}
-	if m.cachedAtLost[key] {
+	if m.restarted && !m.cachedAtKnown[key] {
 		for _, dc := range m.topo.DCNames() {
 			out[m.p.cacheFor(dc, key)] = true
 		}
-		delete(m.cachedAtLost, key)
+		m.cachedAtKnown[key] = true
 	} else {
 		for dc := range m.cachedAt[key] {
 			out[m.p.cacheFor(dc, key)] = true

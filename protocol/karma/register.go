@@ -18,10 +18,11 @@ func init() {
 		Summary: "COPS-PR: COPS over Karma's rings, clients bound to their DC's ring, write buffers, no caches (karma.txt §5)"}, Options{}))
 }
 
-// Tags implements protocol.Tagger: drr (Karma, Karma-NC) and cache_hit
-// (Karma).
+// Tags implements protocol.Tagger: drr (Karma, Karma-NC), cache_hit
+// (Karma), and for all three inflight_read (a get read an in-flight value
+// from a ring) and wb_hit (the session's write buffer answered a get).
 func (p *Protocol) Tags() []string {
-	var tags []string
+	tags := []string{"inflight_read", "wb_hit"}
 	if !p.mode.OwnRing {
 		tags = append(tags, "drr")
 	}

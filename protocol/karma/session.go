@@ -92,6 +92,12 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	if b.SecondRound {
 		rep.Tags = append(rep.Tags, "txn_round2")
 	}
+	if b.InFlight {
+		rep.Tags = append(rep.Tags, "inflight_read")
+	}
+	if b.WriteBuffer {
+		rep.Tags = append(rep.Tags, "wb_hit")
+	}
 	switch {
 	case b.Unavailable:
 		rep.Err = protocol.ErrUnavailable

@@ -341,7 +341,12 @@ type ClientReply struct {
 	// reads answers a get-transaction, in the order of its keys.
 	Reads []*TxnRead `protobuf:"bytes,8,rep,name=reads,proto3" json:"reads,omitempty"`
 	// second_round is true when a get-transaction needed its second round.
-	SecondRound   bool `protobuf:"varint,9,opt,name=second_round,json=secondRound,proto3" json:"second_round,omitempty"`
+	SecondRound bool `protobuf:"varint,9,opt,name=second_round,json=secondRound,proto3" json:"second_round,omitempty"`
+	// in_flight is true when a get read an in-flight value from a ring,
+	// which put (or kept) the session under a DRR (the inflight_read metric).
+	InFlight bool `protobuf:"varint,10,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	// write_buffer is true when the session's own write buffer answered.
+	WriteBuffer   bool `protobuf:"varint,11,opt,name=write_buffer,json=writeBuffer,proto3" json:"write_buffer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -435,6 +440,20 @@ func (x *ClientReply) GetReads() []*TxnRead {
 func (x *ClientReply) GetSecondRound() bool {
 	if x != nil {
 		return x.SecondRound
+	}
+	return false
+}
+
+func (x *ClientReply) GetInFlight() bool {
+	if x != nil {
+		return x.InFlight
+	}
+	return false
+}
+
+func (x *ClientReply) GetWriteBuffer() bool {
+	if x != nil {
+		return x.WriteBuffer
 	}
 	return false
 }
@@ -1528,7 +1547,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04keys\x18\x03 \x03(\tR\x04keys\"5\n" +
 	"\aTxnRead\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\fR\x05value\x12\x14\n" +
-	"\x05found\x18\x02 \x01(\bR\x05found\"\xa1\x02\n" +
+	"\x05found\x18\x02 \x01(\bR\x05found\"\xe1\x02\n" +
 	"\vClientReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x14\n" +
@@ -1540,7 +1559,10 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\tcache_hit\x18\x06 \x01(\bR\bcacheHit\x12 \n" +
 	"\vunavailable\x18\a \x01(\bR\vunavailable\x120\n" +
 	"\x05reads\x18\b \x03(\v2\x1a.causeway.karma.v1.TxnReadR\x05reads\x12!\n" +
-	"\fsecond_round\x18\t \x01(\bR\vsecondRound\"\x85\x01\n" +
+	"\fsecond_round\x18\t \x01(\bR\vsecondRound\x12\x1b\n" +
+	"\tin_flight\x18\n" +
+	" \x01(\bR\binFlight\x12!\n" +
+	"\fwrite_buffer\x18\v \x01(\bR\vwriteBuffer\"\x85\x01\n" +
 	"\aRingGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x19\n" +
