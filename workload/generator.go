@@ -293,3 +293,38 @@ func hash64(n int64) int64 {
 	}
 	return v
 }
+
+// Popularity returns the probability of each key (item of [min, max]) that
+// one of the head most popular of the ten billion zipfian items reduces to,
+// as Next draws them (Gray et al.'s algorithm: exact for the two most
+// popular items, the continuous approximation for the others), and tail,
+// the probability of all the other items, which the hash spreads over the
+// range. Several items may reduce to one key, so p may have fewer than
+// head entries. It costs O(head).
+func (s *ScrambledZipfian) Popularity(head int) (p map[int64]float64, tail float64) {
+	z := s.gen
+	p = make(map[int64]float64, head)
+	// Next returns item i >= 2 when u lies in [u(i), u(i+1)), where u(x)
+	// solves n·(η·u − η + 1)^α = x, clipped to the draws that reach the
+	// formula.
+	lo := (1 + math.Pow(0.5, z.theta)) / z.zetan
+	u := func(x int64) float64 {
+		v := (math.Pow(float64(x)/float64(z.items), 1-z.theta) - 1 + z.eta) / z.eta
+		return min(1, max(lo, v))
+	}
+	tail = 1
+	for i := int64(0); i < int64(head); i++ {
+		var pi float64
+		switch i {
+		case 0:
+			pi = 1 / z.zetan
+		case 1:
+			pi = math.Pow(0.5, z.theta) / z.zetan
+		default:
+			pi = u(i+1) - u(i)
+		}
+		p[s.min+int64(uint64(hash64(i))%uint64(s.itemCount))] += pi
+		tail -= pi
+	}
+	return p, max(0, tail)
+}

@@ -2,8 +2,10 @@ package workload
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -690,5 +692,39 @@ func BenchmarkClientNext(b *testing.B) {
 				_ = c.Next()
 			}
 		})
+	}
+}
+
+// TestScrambledZipfianPopularityMatchesDraws checks the law Popularity
+// states against the generator: the probabilities sum to one, and the
+// most popular keys are drawn about as often as it says.
+func TestScrambledZipfianPopularityMatchesDraws(t *testing.T) {
+	const records, draws = 1000, 400000
+	g := NewScrambledZipfian(0, records-1)
+	p, tail := g.Popularity(1 << 16)
+	sum := tail
+	for _, v := range p {
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Fatalf("probabilities sum to %v", sum)
+	}
+	r := newRand(3)
+	counts := map[int64]int{}
+	for range draws {
+		counts[g.Next(r)]++
+	}
+	// The three most popular keys by the law (tail spread evenly).
+	keys := make([]int64, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b int64) int { return cmp.Compare(p[b], p[a]) })
+	for _, k := range keys[:3] {
+		want := p[k] + tail/records
+		got := float64(counts[k]) / draws
+		if math.Abs(got-want) > 0.1*want {
+			t.Errorf("key %d drawn %.4f of the time, law says %.4f", k, got, want)
+		}
 	}
 }
