@@ -90,8 +90,8 @@ type coordinator struct {
 	dc     string
 	myRing int
 	topo   *topology.Topology
-	index  uint64 // among all CCs, for versions
-	clock  uint64 // Lamport counter of write versions
+	index  uint64      // among all CCs, for versions
+	vc     commitClock // Lamport counter of write versions, leased like lc
 	lc     commitClock
 	nextID uint64 // write-buffer entry and request ids
 
@@ -105,7 +105,7 @@ type coordinator struct {
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
-		est: map[string]time.Duration{}, nextID: 1}
+		est: map[string]time.Duration{}, nextID: 1, vc: commitClock{key: versionClockKey}}
 	i := uint64(0)
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -125,7 +125,8 @@ func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 // recover reloads the write buffers ("w/<thread>/<id>") and ring
 // restrictions ("r/<thread>/<key@version>") after a crash.
 func (c *coordinator) recover(st storage.Reader) {
-	c.lc = recoverClock(st)
+	c.lc = recoverClock(st, clockKey)
+	c.vc = recoverClock(st, versionClockKey)
 	_ = st.Scan("w/", func(r storage.Record) error {
 		i := strings.LastIndexByte(r.Key, '/')
 		var put pb.RingPut
@@ -137,7 +138,7 @@ func (c *coordinator) recover(st storage.Reader) {
 		e.recovered = true
 		t.wb = append(t.wb, e)
 		c.nextID = max(c.nextID, put.Id+1)
-		c.clock = max(c.clock, put.Version>>ccBits)
+		c.vc.observe(put.Version >> ccBits)
 		return nil
 	})
 	_ = st.Scan("r/", func(r storage.Record) error {
@@ -223,6 +224,7 @@ func (c *coordinator) Tick(now time.Duration, _ uint64) protocol.Ready {
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
+	c.vc.persist(&r)
 	return r
 }
 
@@ -242,7 +244,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.adopt(m.From, b, &r)
 	case *pb.RingPutAck:
 		c.lc.observe(b.Clock)
-		c.ringAck(now, b, &r)
+		c.ringAck(b, &r)
 	case *pb.RingGetReply:
 		c.lc.observe(b.Clock)
 		if t := c.threads[c.reqs[b.ReqId]]; t != nil && t.txn != nil {
@@ -256,6 +258,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
+	c.vc.persist(&r)
 	return r
 }
 
@@ -265,13 +268,12 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientPut, r *protocol.Ready) {
 	t := c.thread(b.Session)
 	t.get, t.txn = nil, nil
-	c.clock++
-	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.clock<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
+	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
 	if n := len(t.wb); n > 0 {
 		// Program order: the write must follow the thread's previous one
 		// in every ring (see propagate).
 		prev := t.wb[n-1].put
-		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version})
+		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version, ProgramOrder: true})
 	}
 	c.nextID++
 	e := c.newEntry(t.name, put)
@@ -325,33 +327,45 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 	}
 }
 
-// ringAck records that a ring has a write; when every ring has it the
-// write is complete: the MMs are told it is stable, it leaves the write
-// buffer, and the thread's restrictions from before it are lifted (the
-// transitivity argument of §4.2).
-func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.Ready) {
+// ringAck records that a ring has a write. A write every ring has, and
+// whose predecessors in the thread are complete, is complete: the MMs are
+// told it is stable, it leaves the write buffer, and the thread's
+// restrictions from before it are lifted (the transitivity argument of
+// §4.2). Completing in program order keeps the buffer's newest write of a
+// key the thread's newest, and STABLE in causal order, when
+// acknowledgements arrive out of order.
+func (c *coordinator) ringAck(b *pb.RingPutAck, r *protocol.Ready) {
 	e := c.entries[b.Id]
 	if e == nil || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
 		return
 	}
 	e.acked[b.Ring] = true
 	t := c.thread(e.session)
-	if !e.allAcked() {
+	if e.put.Notify {
+		if e.allAcked() {
+			delete(c.entries, b.Id)
+			t.notify = nil
+			c.lift(t, e.put.Deps, r)
+		}
 		return
 	}
-	delete(c.entries, b.Id)
-	if e.put.Notify {
-		t.notify = nil
-	} else {
-		for ring := range c.topo.Rings() {
-			r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now})
-		}
-		t.wb = slices.DeleteFunc(t.wb, func(x *wbEntry) bool { return x == e })
-		if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {
-			t.completed[e.put.Key] = e.put
-		}
-		r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
+	for len(t.wb) > 0 && t.wb[0].allAcked() {
+		c.complete(t, t.wb[0], r)
 	}
+}
+
+// complete retires the oldest write of the thread's buffer, which every
+// ring has.
+func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
+	delete(c.entries, e.put.Id)
+	for ring := range c.topo.Rings() {
+		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now})
+	}
+	t.wb = t.wb[1:]
+	if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {
+		t.completed[e.put.Key] = e.put
+	}
+	r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
 	c.lift(t, e.put.Deps, r)
 }
 
@@ -556,7 +570,7 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 		r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: own.Value, Found: true, CacheHit: true})
 		return
 	}
-	c.clock = max(c.clock, b.Version>>ccBits)
+	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
 	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0, CacheHit: true})
 }
@@ -584,7 +598,7 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 			WideArea: dc != c.dc, Restricted: g.restricted})
 		return
 	}
-	c.clock = max(c.clock, b.Version>>ccBits)
+	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
 	if b.Version > 0 && b.InFlight {
 		dk := depKey(g.key, b.Version)

@@ -30,18 +30,28 @@
 // # Puts (§4.1.2, Fig. 5)
 //
 // The CC appends the put to the thread's persistent WB (synced) and
-// acknowledges. It carries as put-after dependencies only the thread's
-// in-flight reads (its DRR entries). Per ring, the thread's oldest
-// unacknowledged write is sent to the key's MM in that ring, so writes reach
-// each ring in program order and each ring at its own pace. The MM waits
-// until every dependency is committed in its ring (DepCheck to the owning
-// MM), stores the value (last-writer-wins by Lamport version), invalidates
-// every DC cache in the key's cached-at set and waits for their
-// acknowledgements (§4.3), and only then acknowledges the CC. When every
-// ring has acknowledged, the write is complete: the CC sends STABLE to the
-// key's MM in every ring, evicts the entry from the WB, and lifts the
-// thread's restrictions recorded before the put (§4.2: the put could only
-// complete after everything it depended on did).
+// acknowledges. It carries as put-after dependencies only the
+// thread's in-flight reads (its DRR entries). Every buffered write is sent
+// to the key's MM in every ring at once, each ring at its own pace; program
+// order within a ring comes from a program-order dependency on the
+// thread's previous buffered write (see the deviations). The MM waits until
+// every read dependency is committed in its ring and the previous write is
+// stored there (DepCheck to the owning MM), stores the value
+// (last-writer-wins by Lamport version), invalidates every DC cache in the
+// key's cached-at set and waits for their acknowledgements (§4.3) and for
+// the previous write to be committed in the ring, and only then
+// acknowledges the CC. When every ring has acknowledged it and the
+// thread's earlier writes are complete (acknowledgements may arrive out of
+// order), the write is complete: the CC sends STABLE to the key's MM in
+// every ring, evicts the entry from the WB, and lifts the thread's
+// restrictions recorded before the put (§4.2: the put could only complete
+// after everything it depended on did).
+//
+// Versions are Lamport timestamps minted by the CC (counter, CC index),
+// above every version its threads have read; the counter is leased in
+// storage like the commit clock, so a restarted CC never mints a version
+// below one its threads have seen (last-writer-wins would let the older
+// write win).
 //
 // # Gets (Fig. 3)
 //
@@ -52,13 +62,15 @@
 // 3. Otherwise the DC cache; on a miss the ring whose replica is nearest by
 // measured latency (§6.2's monitor). The MM answers with the version and
 // whether it is in flight. An in-flight value binds the thread to that ring
-// (a DRR tied to the (key, version)); a stable one is filled into the DC
-// cache, and the MM adds the DC to the key's cached-at set.
+// (a DRR tied to the (key, version)); a stable one — a never-written key's
+// absence included, as for the paper's loaded records — is filled into the
+// DC cache, and the MM adds the DC to the key's cached-at set.
 //
-// A thread that only reads gets its restrictions lifted by notify-after
-// (§4.2): every NotifyEvery the CC sends, to every ring, a notify-after
-// with the restrictions as dependencies; once every ring answers, they are
-// lifted.
+// Restrictions that no buffered write of the thread will lift (a read-only
+// thread's, or those taken since its last put) are lifted by notify-after
+// (§4.2): at most every NotifyEvery the CC sends, to every ring, a
+// notify-after with the restrictions as dependencies; once every ring
+// answers, they are lifted.
 //
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
@@ -105,8 +117,9 @@
 // # Storage
 //
 // MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers;
-// "t/<key>" highest stable version; "c" the commit clock's lease (MMs and
-// CCs). CC: "w/<thread>/<id>" WB entries,
+// "t/<key>" highest stable version; "boot" written at every start; "c"
+// the commit clock's lease (MMs and CCs). CC: "v" the version counter's
+// lease, "w/<thread>/<id>" WB entries,
 // "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
 // them is answered). Caches keep nothing.
 //
@@ -126,11 +139,20 @@
 //     such a copy could never be invalidated again. This closes the race
 //     between a fill in transit and an invalidation the paper leaves open
 //     (both were found by the checker).
-//   - After an MM restarts it assumes every DC may cache each key until the
-//     key's next write (cached-at sets are not persisted).
-//   - One propagator per ring per CC, pipelined across client threads
-//     (each thread's writes stay in order); the paper's propagator threads
-//     process one queue.
+//   - After an MM restarts it assumes every DC may cache each key, written
+//     before or not, until the key's next write (cached-at sets are not
+//     persisted; a storage boot mark tells a restart from a first start).
+//   - One propagator per ring per CC, pipelined across client threads and
+//     within a thread: instead of sending a thread's next write to a ring
+//     once the previous one is acknowledged there (§4.1.2's program-order
+//     propagation, which caps a thread at one write per round trip to
+//     the farthest ring), all its buffered writes travel at once, each
+//     naming the previous one as a program-order dependency. An MM stores
+//     a write once the previous one is stored in the ring (so a reader
+//     restricted to the ring sees both), and counts it written — answering
+//     DepChecks and acknowledging the CC — only once the previous one is
+//     written there too (so a write is stable only after everything before
+//     it left every cache).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8).
 //   - No chain replication inside a DC (§4.4): each CC, MM and cache is one

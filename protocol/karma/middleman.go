@@ -3,6 +3,7 @@ package karma
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -43,12 +44,15 @@ type incomingWrite struct {
 }
 
 // invalidation is a write stored here whose acknowledgement waits for the
-// caches that may hold the key to drop it (§4.3).
+// caches that may hold the key to drop it (§4.3) and, when it was stored
+// once its thread's previous write was (gated), for that write to be
+// written here too.
 type invalidation struct {
 	msg     *pb.Invalidate
 	from    protocol.NodeID // the CC to acknowledge
 	id      uint64
 	pending map[protocol.NodeID]bool
+	gated   bool
 	retry   protocol.Retry
 }
 
@@ -85,8 +89,11 @@ type middleMan struct {
 	incoming map[string]*incomingWrite           // by depKey of the write
 	deps     *depwait.Table[*pb.Dep]             // what the incoming writes wait for
 	waiters  map[string]map[protocol.NodeID]bool // depKey -> DepChecks waiting here
-	inval    map[string]*invalidation            // by depKey of the write
-	ticking  bool
+	// storedWaiters are program-order DepChecks, answered once the
+	// version is stored here rather than written.
+	storedWaiters map[string]map[protocol.NodeID]bool
+	inval         map[string]*invalidation // by depKey of the write
+	ticking       bool
 }
 
 func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
@@ -94,14 +101,15 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		store: map[string]object{}, old: map[string][]oldVersion{}, committed: map[string]bool{}, stable: map[string]uint64{},
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
-		waiters: map[string]map[protocol.NodeID]bool{}, inval: map[string]*invalidation{}}
+		waiters: map[string]map[protocol.NodeID]bool{}, storedWaiters: map[string]map[protocol.NodeID]bool{},
+		inval: map[string]*invalidation{}}
 	if cfg.Storage == nil {
 		return m
 	}
 	// Versions stored before the crash became readable at some time no
 	// later than the clock's recovered mark; claiming the mark is safe
 	// (a transaction reading earlier starts again).
-	m.lc = recoverClock(cfg.Storage)
+	m.lc = recoverClock(cfg.Storage, clockKey)
 	_, m.restarted, _ = cfg.Storage.Get(bootKey)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
@@ -180,22 +188,22 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
-		if m.committed[dk] {
+		switch {
+		case m.committed[dk] || b.Dep.ProgramOrder && m.inval[dk] != nil:
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
-		} else {
-			if m.waiters[dk] == nil {
-				m.waiters[dk] = map[protocol.NodeID]bool{}
-			}
-			m.waiters[dk][msg.From] = true
+		case b.Dep.ProgramOrder:
+			addWaiter(m.storedWaiters, dk, msg.From)
+		default:
+			addWaiter(m.waiters, dk, msg.From)
 		}
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
-		m.depSatisfied(now, depKey(b.Dep.Key, b.Dep.Version), &r)
+		m.depSatisfied(now, depName(b.Dep), &r)
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
 		if iv := m.inval[dk]; iv != nil {
 			delete(iv.pending, msg.From)
-			if len(iv.pending) == 0 {
+			if len(iv.pending) == 0 && !iv.gated {
 				delete(m.inval, dk)
 				m.written(b.Key, b.Version, iv.from, iv.id, &r)
 			}
@@ -276,7 +284,22 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	}
 	for _, d := range b.Deps {
 		dk := depKey(d.Key, d.Version)
-		if !m.committed[dk] && m.deps.Wait(wk, dk, d, now) {
+		if m.committed[dk] {
+			continue
+		}
+		if d.ProgramOrder {
+			// Stored once the previous write is stored here; written
+			// once it is written here (the gate, see store1).
+			if m.inval[dk] == nil && m.deps.Wait(wk, depName(d), d, now) {
+				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+			}
+			d = &pb.Dep{Key: d.Key, Version: d.Version}
+			if m.deps.Wait(gateName(wk), dk, d, now) {
+				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+			}
+			continue
+		}
+		if m.deps.Wait(wk, dk, d, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
 	}
@@ -288,13 +311,54 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	m.incoming[wk] = w
 }
 
-func (m *middleMan) depSatisfied(now time.Duration, dk string, r *protocol.Ready) {
-	for _, wk := range m.deps.Satisfied(dk) {
+func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Ready) {
+	for _, wk := range m.deps.Satisfied(name) {
+		if w, ok := strings.CutPrefix(wk, gatePrefix); ok {
+			m.ungate(w, r)
+			continue
+		}
 		if w := m.incoming[wk]; w != nil {
 			delete(m.incoming, wk)
 			m.store1(now, w, r)
 		}
 	}
+}
+
+// A write waiting for its thread's previous write to be written here
+// waits in the dependency table under gateName(its depKey); a
+// program-order dependency is waited for as depName (stored, not written).
+const gatePrefix, storedPrefix = "gate/", "stored/"
+
+func gateName(wk string) string { return gatePrefix + wk }
+
+// depName names what a dependency waits for in the table: a program-order
+// dependency its storing, any other its writing.
+func depName(d *pb.Dep) string {
+	if d.ProgramOrder {
+		return storedPrefix + depKey(d.Key, d.Version)
+	}
+	return depKey(d.Key, d.Version)
+}
+
+// ungate lets a stored write count as written once its caches have
+// acknowledged, now that its thread's previous write is written here.
+func (m *middleMan) ungate(wk string, r *protocol.Ready) {
+	iv := m.inval[wk]
+	if iv == nil || !iv.gated {
+		return
+	}
+	iv.gated = false
+	if len(iv.pending) == 0 {
+		delete(m.inval, wk)
+		m.written(iv.msg.Key, iv.msg.Version, iv.from, iv.id, r)
+	}
+}
+
+func addWaiter(w map[string]map[protocol.NodeID]bool, dk string, from protocol.NodeID) {
+	if w[dk] == nil {
+		w[dk] = map[protocol.NodeID]bool{}
+	}
+	w[dk][from] = true
 }
 
 // store1 stores a write whose dependencies are in this ring (or answers a
@@ -313,14 +377,21 @@ func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Read
 		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + b.Key, Version: b.Version}, true)
 		r.Visible(b.Key, b.Value)
 	}
+	wk := depKey(b.Key, b.Version)
+	// Stored: program-order DepChecks for it are answered now.
+	for _, from := range slices.Sorted(maps.Keys(m.storedWaiters[wk])) {
+		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, ProgramOrder: true}, Clock: m.lc.now})
+	}
+	delete(m.storedWaiters, wk)
 	targets := m.invalidationTargets(b.Key)
-	if len(targets) == 0 {
+	gated := m.deps.Waiting(gateName(wk))
+	if len(targets) == 0 && !gated {
 		m.written(b.Key, b.Version, w.from, b.Id, r)
 		return
 	}
 	iv := &invalidation{msg: &pb.Invalidate{Key: b.Key, Version: b.Version, Ring: int32(m.ring)},
-		from: w.from, id: b.Id, pending: targets, retry: protocol.SentAt(now)}
-	m.inval[depKey(b.Key, b.Version)] = iv
+		from: w.from, id: b.Id, pending: targets, gated: gated, retry: protocol.SentAt(now)}
+	m.inval[wk] = iv
 	for _, c := range slices.Sorted(maps.Keys(targets)) {
 		r.Send(m.id, c, iv.msg)
 	}

@@ -116,13 +116,13 @@ func (c *coordinator) migrate(from protocol.NodeID, b *pb.MigrateReq, r *protoco
 	if t := c.threads[b.Thread]; t != nil && (len(t.wb) > 0 || len(t.drr) > 0 || t.notify != nil) {
 		return
 	}
-	r.Send(c.id, from, &pb.MigrateOK{ReqId: b.ReqId, Clock: c.lc.now, MaxVersion: c.clock<<ccBits | (1<<ccBits - 1)})
+	r.Send(c.id, from, &pb.MigrateOK{ReqId: b.ReqId, Clock: c.lc.now, MaxVersion: c.vc.now<<ccBits | (1<<ccBits - 1)})
 }
 
 // adopt raises the CC's clocks past a migrated thread's history.
 func (c *coordinator) adopt(from protocol.NodeID, b *pb.ClientAdopt, r *protocol.Ready) {
 	c.lc.observe(b.Clock)
-	c.clock = max(c.clock, b.MaxVersion>>ccBits)
+	c.vc.observe(b.MaxVersion >> ccBits)
 	t := c.thread(b.Session)
 	t.maxSeen = max(t.maxSeen, b.MaxVersion)
 	r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId})

@@ -177,7 +177,7 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 			rep.Reads = append(rep.Reads, &pb.TxnRead{Value: own.Value, Found: true})
 			continue
 		}
-		c.clock = max(c.clock, rd.version>>ccBits)
+		c.vc.observe(rd.version >> ccBits)
 		t.maxSeen = max(t.maxSeen, rd.version)
 		if rd.version > 0 && rd.inFlight {
 			dk := depKey(k, rd.version)

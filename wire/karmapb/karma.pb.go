@@ -28,9 +28,14 @@ const (
 
 // Dep is a version of a key a write must follow (put-after, §4.1.2).
 type Dep struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// program_order marks the writer thread's previous write: the dependent
+	// write may be stored in a ring once it is stored there, and counts as
+	// written once it is written there (its cache invalidations done); a
+	// DepCheck for it is answered at the first.
+	ProgramOrder  bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -77,6 +82,13 @@ func (x *Dep) GetVersion() uint64 {
 		return x.Version
 	}
 	return 0
+}
+
+func (x *Dep) GetProgramOrder() bool {
+	if x != nil {
+		return x.ProgramOrder
+	}
+	return false
 }
 
 // ClientGet: session -> its CC.
@@ -1528,10 +1540,11 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"1\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"V\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"N\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
+	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
