@@ -8,11 +8,11 @@ import (
 	"github.com/causeway/causeway/workload"
 )
 
-// inFlightModel is a lower bound on how often a Karma get finds its key in
-// flight, whatever the implementation: key k is written as a Poisson
-// process at rate putShare·T·p_k and each write keeps it in flight for at
-// least window W at the replica read, so a get of k finds it in flight
-// with probability at least 1 − exp(−putShare·T·p_k·W). Summed over keys
+// inFlightModel estimates how often a Karma get finds its key in flight,
+// whatever the implementation: if key k is written as a Poisson process at
+// rate putShare·T·p_k and each write keeps it in flight for at least
+// window W at the replica read, a get of k finds it in flight with
+// probability at least 1 − exp(−putShare·T·p_k·W). Summed over keys
 // weighted by how often they are read:
 //
 //	q(T, W) = Σ_k p_k · (1 − exp(−putShare·T·p_k·W))
