@@ -37,7 +37,12 @@ func newMMHarness(t *testing.T) *mmHarness {
 
 func (h *mmHarness) step(body proto.Message) []protocol.Message {
 	h.t.Helper()
-	r := h.m.Step(h.now, protocol.Message{From: "a/cc0", To: h.cfg.ID, Body: body})
+	return h.stepFrom("a/cc0", body)
+}
+
+func (h *mmHarness) stepFrom(from protocol.NodeID, body proto.Message) []protocol.Message {
+	h.t.Helper()
+	r := h.m.Step(h.now, protocol.Message{From: from, To: h.cfg.ID, Body: body})
 	if err := h.st.Apply(r.Persist.Writes, r.Persist.Sync); err != nil {
 		h.t.Fatal(err)
 	}

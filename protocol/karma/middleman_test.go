@@ -1,0 +1,76 @@
+package karma
+
+import (
+	"testing"
+
+	"github.com/causeway/causeway/protocol"
+	pb "github.com/causeway/causeway/wire/karmapb"
+)
+
+// TestProgramOrderWriteWaitsForItsPredecessorToBeWritten drives one middle
+// man: Alice's x2 names her previous write x1 as a program-order
+// dependency. x2 is stored (and readable, and answers program-order
+// checks) as soon as x1 is stored, but counts as written — acknowledging
+// the CC and answering ordinary DepChecks — only once x1 is written too,
+// i.e. once the DC cache holding k1 has dropped it. Otherwise a reader
+// restricted by x2 could have the restriction lifted (by a put depending
+// on x2 completing) while its DC cache still held the k1 before x1.
+func TestProgramOrderWriteWaitsForItsPredecessorToBeWritten(t *testing.T) {
+	h := newMMHarness(t)
+	h.p = New(Mode{Name: "karma", Caches: true}, Options{})
+	h.m = newMiddleMan(h.p, h.cfg)
+	// DC b's cache fills k1 (stable, never written): b is in its cached-at set.
+	h.step(&pb.RingGet{ReqId: 1, Key: "k1", CacheDc: "b"})
+
+	x1 := &pb.RingPut{Key: "k1", Value: []byte("x1"), Version: 1<<ccBits | 1, Id: 1}
+	out := h.step(x1)
+	if acked(out, 1) || !sent[*pb.Invalidate](out) {
+		t.Fatalf("x1: want an invalidation of b's cache and no acknowledgement yet, got %v", out)
+	}
+	x2 := &pb.RingPut{Key: "k2", Value: []byte("x2"), Version: 2<<ccBits | 1, Id: 2,
+		Deps: []*pb.Dep{{Key: "k1", Version: x1.Version, ProgramOrder: true}}}
+	out = h.step(x2)
+	if acked(out, 2) {
+		t.Fatal("x2 acknowledged while x1 still waits for b's cache")
+	}
+	if got := h.get("k2", 0); string(got.Value) != "x2" {
+		t.Fatalf("x2 not readable once x1 is stored: read %q", got.Value)
+	}
+	// A program-order check of x2 is answered; an ordinary one waits.
+	if out := h.step(&pb.DepCheck{Dep: &pb.Dep{Key: "k2", Version: x2.Version, ProgramOrder: true}}); !sent[*pb.DepOK](out) {
+		t.Fatalf("program-order DepCheck of stored x2 not answered: %v", out)
+	}
+	if out := h.step(&pb.DepCheck{Dep: &pb.Dep{Key: "k2", Version: x2.Version}}); sent[*pb.DepOK](out) {
+		t.Fatal("DepCheck of x2 answered before x1 is written")
+	}
+
+	// b's cache drops k1: x1 is written; the answer to x2's gate check
+	// (from k1's owner, here this MM) then lets x2 be written.
+	out = h.stepFrom(h.p.cacheFor("b", "k1"), &pb.InvalidateAck{Key: "k1", Version: x1.Version})
+	if !acked(out, 1) {
+		t.Fatalf("x1 not acknowledged after the invalidation: %v", out)
+	}
+	out = h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version}})
+	if !acked(out, 2) || !sent[*pb.DepOK](out) {
+		t.Fatalf("x2 not written (acknowledged, waiting DepCheck answered) once x1 is: %v", out)
+	}
+}
+
+func acked(out []protocol.Message, id uint64) bool {
+	for _, m := range out {
+		if a, ok := m.Body.(*pb.RingPutAck); ok && a.Id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// sent reports whether out holds a message of type T.
+func sent[T any](out []protocol.Message) bool {
+	for _, m := range out {
+		if _, ok := m.Body.(T); ok {
+			return true
+		}
+	}
+	return false
+}
