@@ -5,6 +5,11 @@
 //
 // Targets name nodes: "dc:NAME", "zone:DC/front", "zone:DC/back" or
 // "node:DC/NAME"; "*" may stand for a name ("dc:*", "node:tokyo/*").
+//
+// The groups of a partition (and of partition_oneway) are DC names, or
+// availability zones "DC/front" and "DC/back" (karma.txt §4.4: front ends
+// and back ends of a DC fail and are cut off independently); "*" is every
+// DC.
 package faults
 
 import (
@@ -153,8 +158,12 @@ func (e Event) validate(t *topology.Topology) error {
 		if len(dcs) == 0 {
 			return fmt.Errorf("%s: empty group", field)
 		}
-		for _, dc := range dcs {
-			if dc != "*" && !t.HasDC(dc) {
+		for _, g := range dcs {
+			dc, zone, isZone := strings.Cut(g, "/")
+			if isZone && zone != "front" && zone != "back" {
+				return fmt.Errorf("%s: %q: a zone is DC/front or DC/back", field, g)
+			}
+			if g != "*" && !t.HasDC(dc) {
 				return fmt.Errorf("%s: unknown datacenter %q (valid: %v)", field, dc, t.DCNames())
 			}
 		}

@@ -9,6 +9,8 @@ import (
 
 func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
+// expandDCs returns the DCs and zones ("DC/front") of a partition group,
+// "*" standing for every DC.
 func (s *Sim) expandDCs(group []string) []string {
 	for _, g := range group {
 		if g == "*" {

@@ -17,7 +17,7 @@ type timedFault struct {
 
 // netState is the network's current fault state.
 type netState struct {
-	cuts    map[[2]string]bool // directed DC links that are cut
+	cuts    map[[2]string]bool // directed links that are cut, between DCs or zones ("DC/front")
 	loss    []timedFault
 	dup     []timedFault
 	delay   []timedFault
@@ -29,7 +29,28 @@ func newNetState() netState {
 	return netState{cuts: map[[2]string]bool{}}
 }
 
-func (ns *netState) cut(a, b string) bool { return ns.cuts[[2]string{a, b}] }
+// cut reports whether the link from a to b is cut, between their DCs or
+// their zones. Sessions belong to no zone: only DC cuts stop them.
+func (ns *netState) cut(a, b *simNode) bool {
+	if len(ns.cuts) == 0 {
+		return false
+	}
+	from, to := []string{a.dc}, []string{b.dc}
+	if a.zone != "" {
+		from = append(from, a.dc+"/"+a.zone)
+	}
+	if b.zone != "" {
+		to = append(to, b.dc+"/"+b.zone)
+	}
+	for _, f := range from {
+		for _, t := range to {
+			if ns.cuts[[2]string{f, t}] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // active filters out expired faults and returns those touching the link.
 func (ns *netState) touching(list *[]timedFault, from, to *simNode) []timedFault {

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/causeway/causeway/faults"
@@ -209,7 +210,20 @@ func New(cfg Config) (*Sim, error) {
 	for i, f := range cfg.Faults {
 		// Node names are the protocol's, so only here can a target that
 		// names no node be caught.
-		for _, target := range []string{f.Crash, f.Restart} {
+		targets := []string{f.Crash, f.Restart}
+		var groups [][]string
+		groups = append(groups, f.Partition...)
+		if o := f.PartitionOneway; o != nil {
+			groups = append(groups, o.From, o.To)
+		}
+		for _, g := range groups {
+			for _, name := range g {
+				if strings.Contains(name, "/") {
+					targets = append(targets, "zone:"+name)
+				}
+			}
+		}
+		for _, target := range targets {
 			if target != "" && len(s.matching(target, false)) == 0 {
 				return nil, fmt.Errorf("sim: fault event %d (at %v): %q matches no node of protocol %s on %s",
 					i+1, f.At, target, cfg.Protocol.Name(), cfg.Topology.Name)
@@ -415,7 +429,7 @@ func (s *Sim) handle(e *event) {
 		return
 	}
 	n := e.node
-	if e.kind == evDeliver && e.from.DC() != n.dc && s.net.cut(e.from.DC(), n.dc) {
+	if e.kind == evDeliver && s.cutFrom(e.from, n) {
 		s.stats.Dropped++ // the link was cut while the message was in flight
 		return
 	}
@@ -447,6 +461,13 @@ func (s *Sim) scheduleWake(n *simNode) {
 		at = s.now
 	}
 	s.push(&event{at: at, kind: evWake, node: n, inc: n.inc})
+}
+
+// cutFrom reports whether the link from the node named from to n is cut
+// (a message in flight when a partition began is lost).
+func (s *Sim) cutFrom(from protocol.NodeID, n *simNode) bool {
+	f, ok := s.nodes[from]
+	return ok && s.net.cut(f, n)
 }
 
 // process hands one input to a node and applies its Ready. With a service
@@ -533,8 +554,12 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	}
 	s.obs.MessageSent(s.now, from.id, to.id, len(frame))
 	copies := 1
+	if s.net.cut(from, to) {
+		s.stats.Dropped++
+		return
+	}
 	if wan {
-		if s.net.cut(from.dc, to.dc) || s.net.lost(s.netRng, from, to) {
+		if s.net.lost(s.netRng, from, to) {
 			s.stats.Dropped++
 			return
 		}

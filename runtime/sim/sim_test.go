@@ -33,7 +33,7 @@ func (e *echo) Replicas(*topology.Topology, string) []protocol.NodeID { return n
 func (e *echo) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, dc := range t.DCNames() {
-		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0")})
+		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back"})
 	}
 	return out
 }
@@ -170,6 +170,50 @@ func TestPartitionDropsAndHealRestores(t *testing.T) {
 	}
 	if s.Stats().Dropped != 1 {
 		t.Errorf("dropped = %d, want 1", s.Stats().Dropped)
+	}
+}
+
+// TestZonePartitions checks partitions between availability zones: the
+// echo servers are in their DCs' back zones, and sessions in no zone.
+func TestZonePartitions(t *testing.T) {
+	for _, tc := range []struct {
+		partition string
+		toB, toC  bool // whether a/s0's forward reaches b/s0, c/s0
+	}{
+		{"[[a], [b/back]]", false, true},
+		{"[[a/back], [b, c]]", false, false},
+	} {
+		e := newEcho()
+		sched, err := faults.Parse([]byte("- {at: 0s, partition: "+tc.partition+"}\n"), local3(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := New(Config{Topology: local3(t), Protocol: e, Seed: 1, Jitter: -1, Faults: sched})
+		c, _ := s.AddSession("a", "c1")
+		s.RunUntil(time.Millisecond)
+		done := put(t, s, c, "x")
+		s.RunUntil(time.Second)
+		log := strings.Join(*e.log, "\n")
+		if *done < 0 {
+			t.Errorf("%s: the session in a was cut from a/s0", tc.partition)
+		}
+		if got := strings.Contains(log, "b/s0 <- a/s0 x"); got != tc.toB {
+			t.Errorf("%s: reached b/s0 = %v, want %v", tc.partition, got, tc.toB)
+		}
+		if got := strings.Contains(log, "c/s0 <- a/s0 x"); got != tc.toC {
+			t.Errorf("%s: reached c/s0 = %v, want %v", tc.partition, got, tc.toC)
+		}
+	}
+	if _, err := faults.Parse([]byte("- {at: 0s, partition: [[a/middle], [b]]}\n"), local3(t)); err == nil {
+		t.Error("a zone other than front or back was accepted")
+	}
+	// echo has no front-end nodes: a partition naming a front zone cuts nothing.
+	sched, err := faults.Parse([]byte("- {at: 0s, partition: [[a/front], [b]]}\n"), local3(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{Topology: local3(t), Protocol: newEcho(), Seed: 1, Faults: sched}); err == nil {
+		t.Error("a partition of a zone with no node was accepted")
 	}
 }
 
