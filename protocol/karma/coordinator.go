@@ -24,6 +24,11 @@ type wbEntry struct {
 	acked   []bool
 	sent    []bool
 	retry   []protocol.Retry
+	// sentAt is when each ring was first sent the write, and resent
+	// whether it has been sent again (its acknowledgement then says
+	// nothing about the round trip: Karn's rule).
+	sentAt []time.Duration
+	resent []bool
 	// recovered: the entry was reloaded after a crash, so which rings it
 	// reached, and what the thread had read, are unknown: a get never
 	// answers from it without asking a ring too.
@@ -99,13 +104,17 @@ type coordinator struct {
 	entries map[uint64]*wbEntry // by RingPut.id
 	reqs    map[uint64]string   // ring/cache request id -> thread
 	est     map[string]time.Duration
+	// ackRTT estimates, per ring, how long a write takes to be
+	// acknowledged, which sets when it is sent again.
+	ackRTT  []rttEstimate
 	ticking bool
 }
 
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
-		est: map[string]time.Duration{}, nextID: 1, vc: commitClock{key: versionClockKey}}
+		est: map[string]time.Duration{}, nextID: 1, vc: commitClock{key: versionClockKey},
+		ackRTT: make([]rttEstimate, len(cfg.Topology.Rings()))}
 	i := uint64(0)
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -169,7 +178,8 @@ func (c *coordinator) thread(name string) *threadState {
 
 func (c *coordinator) newEntry(thread string, put *pb.RingPut) *wbEntry {
 	n := len(c.topo.Rings())
-	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n)}
+	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n),
+		sentAt: make([]time.Duration, n), resent: make([]bool, n)}
 	c.entries[put.Id] = e
 	return e
 }
@@ -244,7 +254,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.adopt(m.From, b, &r)
 	case *pb.RingPutAck:
 		c.lc.observe(b.Clock)
-		c.ringAck(b, &r)
+		c.ringAck(now, b, &r)
 	case *pb.RingGetReply:
 		c.lc.observe(b.Clock)
 		if t := c.threads[c.reqs[b.ReqId]]; t != nil && t.txn != nil {
@@ -318,9 +328,11 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 			switch {
 			case e.acked[ring]:
 			case !e.sent[ring]:
-				e.sent[ring], e.retry[ring] = true, protocol.SentAt(now)
+				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
-			case due(&e.retry[ring], now):
+			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
+				e.resent[ring] = true
+				c.ackRTT[ring].backOff(now)
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
 			}
 		}
@@ -334,12 +346,16 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 // §4.2). Completing in program order keeps the buffer's newest write of a
 // key the thread's newest, and STABLE in causal order, when
 // acknowledgements arrive out of order.
-func (c *coordinator) ringAck(b *pb.RingPutAck, r *protocol.Ready) {
+func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.Ready) {
 	e := c.entries[b.Id]
 	if e == nil || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
 		return
 	}
 	e.acked[b.Ring] = true
+	c.ackRTT[b.Ring].acked(now)
+	if !e.resent[b.Ring] && !e.recovered {
+		c.ackRTT[b.Ring].sample(now - e.sentAt[b.Ring])
+	}
 	t := c.thread(e.session)
 	if e.put.Notify {
 		if e.allAcked() {

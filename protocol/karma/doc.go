@@ -47,6 +47,12 @@
 // restrictions recorded before the put (§4.2: the put could only complete
 // after everything it depended on did).
 //
+// The paper assumes a reliable transport (§4.4); here a write is resent to
+// a ring until that ring acknowledges it, first after a timeout that follows
+// the ring's measured acknowledgement time as TCP's does (rttEstimate), so
+// that an overloaded ring is not buried under retransmissions of writes it
+// has queued.
+//
 // Versions are Lamport timestamps minted by the CC (counter, CC index),
 // above every version its threads have read; the counter is leased in
 // storage like the commit clock, so a restarted CC never mints a version

@@ -177,3 +177,65 @@ const (
 
 // due reports whether a retransmission is due (see protocol.Retry).
 func due(r *protocol.Retry, now time.Duration) bool { return r.Due(now, resendAfter, maxBackoff) }
+
+// maxRetransmitWait bounds the first wait of a write's retransmission to
+// a ring, which follows the ring's measured acknowledgement time.
+const maxRetransmitWait = 30 * time.Second
+
+// rttEstimate times the retransmissions of writes to one ring as TCP
+// times its own (RFC 6298): a smoothed round trip and its variation from
+// the acknowledgements of writes sent once (Karn's rule), and a timeout
+// that doubles, at most once per timeout, while writes keep needing a
+// retransmission although the ring acknowledges others — a ring that is
+// slow, not cut off. Under load retransmissions thus wait longer instead of
+// adding to the backlog that delays them, while after a partition (no
+// acknowledgements at all) they keep their pace and notice the heal soon;
+// the timeout comes back down with the first write acknowledged without a
+// retransmission.
+type rttEstimate struct {
+	srtt, rttvar time.Duration
+	rto          time.Duration // 0: not yet measured (resendAfter)
+	backedOffAt  time.Duration
+	lastAck      time.Duration
+}
+
+// acked records an acknowledgement from the ring at now.
+func (e *rttEstimate) acked(now time.Duration) { e.lastAck = now }
+
+func (e *rttEstimate) sample(d time.Duration) {
+	if e.srtt == 0 {
+		e.srtt, e.rttvar = d, d/2
+	} else {
+		diff := e.srtt - d
+		if diff < 0 {
+			diff = -diff
+		}
+		e.rttvar = (3*e.rttvar + diff) / 4
+		e.srtt = (7*e.srtt + d) / 8
+	}
+	e.rto = min(maxRetransmitWait, max(resendAfter, e.srtt+4*e.rttvar))
+}
+
+// timeout is the wait before a first retransmission.
+func (e *rttEstimate) timeout() time.Duration {
+	if e.rto == 0 {
+		return resendAfter
+	}
+	return e.rto
+}
+
+// backOff doubles the timeout after a retransmission at now, unless it
+// was doubled less than a timeout ago or the ring has not acknowledged
+// anything since.
+func (e *rttEstimate) backOff(now time.Duration) {
+	if e.backedOffAt != 0 && (now-e.backedOffAt < e.timeout() || e.lastAck <= e.backedOffAt) {
+		return
+	}
+	e.backedOffAt = now
+	e.rto = min(maxRetransmitWait, 2*e.timeout())
+}
+
+// backoffLimit caps the doubling waits between one write's
+// retransmissions: maxBackoff while acknowledgements are quick (a healed
+// partition is noticed soon), twice the timeout when they are slow.
+func (e *rttEstimate) backoffLimit() time.Duration { return max(maxBackoff, 2*e.timeout()) }

@@ -2,6 +2,7 @@ package karma
 
 import (
 	"testing"
+	"time"
 
 	"github.com/causeway/causeway/protocol"
 	pb "github.com/causeway/causeway/wire/karmapb"
@@ -73,4 +74,57 @@ func sent[T any](out []protocol.Message) bool {
 		}
 	}
 	return false
+}
+
+// TestRetransmitWaitFollowsAcknowledgements checks the estimator that
+// times a write's retransmissions to a ring: it follows the measured
+// acknowledgement time, backs off while the ring is slow (it acknowledges
+// other writes) but not while it is silent (cut off: the heal must be
+// noticed soon), and comes back with a clean measurement.
+func TestRetransmitWaitFollowsAcknowledgements(t *testing.T) {
+	var e rttEstimate
+	if got := e.timeout(); got != resendAfter {
+		t.Errorf("no sample: %v, want resendAfter %v", got, resendAfter)
+	}
+	for range 20 {
+		e.sample(100 * time.Millisecond)
+	}
+	if got := e.timeout(); got != resendAfter {
+		t.Errorf("steady 100ms acknowledgements: %v, want the floor %v", got, resendAfter)
+	}
+	for range 20 {
+		e.sample(3 * time.Second)
+	}
+	if got := e.timeout(); got < 3*time.Second || got > maxRetransmitWait {
+		t.Errorf("3s acknowledgements: %v, want between 3s and %v", got, maxRetransmitWait)
+	}
+	for range 20 {
+		e.sample(100 * time.Millisecond)
+	}
+	base := e.timeout()
+	now := 10 * time.Second
+	e.backOff(now) // a first retransmission
+	if got := e.timeout(); got != 2*base {
+		t.Fatalf("after a retransmission: %v, want %v", got, 2*base)
+	}
+	// Silent ring: no acknowledgement, no further backing off.
+	for i := range 10 {
+		e.backOff(now + time.Duration(i+1)*time.Second)
+	}
+	if got := e.timeout(); got != 2*base {
+		t.Errorf("silent ring: %v, want it to stay %v", got, 2*base)
+	}
+	// Slow ring: acknowledgements keep coming, the wait keeps doubling.
+	for i := range 10 {
+		at := now + time.Duration(20+i*30)*time.Second
+		e.acked(at)
+		e.backOff(at + time.Millisecond)
+	}
+	if got := e.timeout(); got != maxRetransmitWait {
+		t.Errorf("slow ring: %v, want the cap %v", got, maxRetransmitWait)
+	}
+	e.sample(100 * time.Millisecond)
+	if got := e.timeout(); got >= maxRetransmitWait {
+		t.Errorf("a clean measurement did not bring the wait down: %v", got)
+	}
 }
