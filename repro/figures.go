@@ -63,7 +63,7 @@ func (k *karmaRunner) plotFig7() ([]*chart, error) {
 	var thr, lat []series
 	for _, p := range k.protos {
 		t, l := series{name: p}, series{name: p}
-		for _, n := range k.opts.Threads {
+		for _, n := range k.sweep[p] {
 			r := k.find(p, "ycsb-95-5", n)
 			t.xs, t.ys = append(t.xs, float64(n)), append(t.ys, r.res.ThroughputOpsS)
 			l.xs, l.ys = append(l.xs, float64(n)), append(l.ys, r.res.LatencyMs["get"].Mean)

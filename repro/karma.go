@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/causeway/causeway/bench"
@@ -25,11 +26,12 @@ type Options struct {
 	// Duration is the virtual time of each run but the congestion runs
 	// (default 3s).
 	Duration time.Duration
-	// Threads are the client-thread counts of the saturation sweep
-	// (default 64, 256, 512, 1024: §5 raises threads until throughput
-	// stops rising).
+	// Threads are the client-thread counts of the saturation sweep. Empty
+	// (the default) does what §5 did, "increased till the system
+	// saturates": from SweepStart threads, double while throughput rises by
+	// at least SaturationGain, up to SweepMax threads.
 	Threads []int
-	// ServiceTime is each server's cost per message (default 100µs): the
+	// ServiceTime is each server's cost per message (default 2ms): the
 	// larger it is, the fewer threads saturate the servers.
 	ServiceTime time.Duration
 	// Seed of every run.
@@ -66,10 +68,7 @@ func (o Options) withDefaults() Options {
 		o.Duration = 3 * time.Second
 	}
 	if o.ServiceTime <= 0 {
-		o.ServiceTime = 100 * time.Microsecond
-	}
-	if len(o.Threads) == 0 {
-		o.Threads = []int{64, 256, 512, 1024}
+		o.ServiceTime = 2 * time.Millisecond
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -91,6 +90,15 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// The adaptive saturation sweep (Options.Threads empty): start, largest
+// thread count, and the least rise in throughput per doubling that counts
+// as not yet saturated.
+const (
+	SweepStart     = 256
+	SweepMax       = 4096
+	SaturationGain = 0.10
+)
 
 // The DC that the congestion experiment of §6.2 congests.
 const congestedDC = "europe"
@@ -134,8 +142,10 @@ type karmaRunner struct {
 
 	protos []string
 	mixes  []string
-	// sat is each protocol's run with the highest throughput of the sweep.
-	sat map[string]*run
+	// sat is each protocol's run with the highest throughput of the sweep,
+	// and sweep the thread counts it tried.
+	sat   map[string]*run
+	sweep map[string][]int
 	// mix holds the Fig. 10 runs by protocol and mix.
 	mix map[string]map[string]*run
 	// drr holds Karma at a third, two thirds and all of its saturation
@@ -214,7 +224,7 @@ func karma(opts Options) (*karmaRunner, error) {
 			newSizes++
 		}
 	}
-	k.total = len(k.protos)*len(opts.Threads) + // Fig. 7
+	k.total = len(k.protos)*len(k.sweepPlan()) + // Fig. 7 (at most)
 		3*(len(k.mixes)-1) + // Fig. 10
 		2 + // Fig. 11
 		2*(1+len(opts.CongestionDelays)) + // Figs. 8, 9
@@ -249,19 +259,43 @@ func karma(opts Options) (*karmaRunner, error) {
 	return k, f.Close()
 }
 
-// saturation is Fig. 7's sweep at 95/5: every protocol at every thread
-// count; the best throughput is the protocol's saturation point.
+// sweepPlan is the thread counts the sweep may try: Options.Threads, or
+// the doublings from SweepStart to SweepMax.
+func (k *karmaRunner) sweepPlan() []int {
+	if len(k.opts.Threads) > 0 {
+		return slices.Sorted(slices.Values(k.opts.Threads))
+	}
+	var plan []int
+	for n := SweepStart; n <= SweepMax; n *= 2 {
+		plan = append(plan, n)
+	}
+	return plan
+}
+
+// saturation is Fig. 7's sweep at 95/5 for every protocol; the best
+// throughput is the protocol's saturation point. Without Options.Threads
+// a protocol's sweep stops once doubling the threads raised its
+// throughput by less than SaturationGain.
 func (k *karmaRunner) saturation() error {
-	k.sat = map[string]*run{}
+	k.sat, k.sweep = map[string]*run{}, map[string][]int{}
+	adaptive := len(k.opts.Threads) == 0
+	plan := k.sweepPlan()
 	for _, p := range k.protos {
-		for _, n := range k.opts.Threads {
+		var prev *run
+		for i, n := range plan {
 			r, err := k.simNamed(p, "ycsb-95-5", n)
 			if err != nil {
 				return err
 			}
+			k.sweep[p] = append(k.sweep[p], n)
 			if best := k.sat[p]; best == nil || r.res.ThroughputOpsS > best.res.ThroughputOpsS {
 				k.sat[p] = r
 			}
+			if adaptive && prev != nil && r.res.ThroughputOpsS < (1+SaturationGain)*prev.res.ThroughputOpsS {
+				k.total -= len(plan) - i - 1 // the runs this sweep skips
+				break
+			}
+			prev = r
 		}
 	}
 	return nil

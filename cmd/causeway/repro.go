@@ -29,11 +29,13 @@ object sizes of §6.5).`,
 		Short: "Reproduce karma.txt §6 (Figs. 7–12, §6.4 cost, §6.5 object size) on karma-aws8",
 		Long: `Reproduce karma.txt §6 on karma-aws8 and write DIR/report.md with plots.
 
-The defaults (3 s of virtual time per run, four thread counts, 30 s
-congestion runs at a capped per-thread rate; 36 runs) take about 7 minutes
-of CPU time, 13 minutes of wall time on two busy shared cores. Longer runs
-and more thread counts bring the numbers closer to steady state, e.g.
-  causeway repro karma --duration 10s --threads 128,512,1024,1536 --congestion-duration 120s`,
+Fig. 7's sweep follows §5: client threads double from 256 until throughput
+rises by less than 10% (at most 4096), each server spending 2 ms per
+message. The defaults (3 s of virtual time per run, 30 s congestion runs at
+a capped per-thread rate; about 40 runs) take 2–3 minutes on two cores.
+Longer runs and explicit thread counts bring the numbers closer to steady
+state, e.g.
+  causeway repro karma --duration 10s --threads 512,1024,2048,4096,8192 --congestion-duration 120s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stderr := cmd.ErrOrStderr()
@@ -58,8 +60,9 @@ and more thread counts bring the numbers closer to steady state, e.g.
 	f := karma.Flags()
 	f.StringVar(&opts.Dir, "out", "repro-karma", "directory for report.md and the plots")
 	f.DurationVar(&opts.Duration, "duration", 3*time.Second, "virtual time of each run (but the congestion runs)")
-	f.IntSliceVar(&opts.Threads, "threads", []int{64, 256, 512, 1024}, "client-thread counts of the saturation sweep")
-	f.DurationVar(&opts.ServiceTime, "service-time", 100*time.Microsecond, "each server's cost per message: larger values saturate the servers with fewer threads")
+	f.IntSliceVar(&opts.Threads, "threads", nil, fmt.Sprintf("client-thread counts of the saturation sweep (default: from %d, double until throughput rises by less than %.0f%%, at most %d)",
+		repro.SweepStart, 100*repro.SaturationGain, repro.SweepMax))
+	f.DurationVar(&opts.ServiceTime, "service-time", 2*time.Millisecond, "each server's cost per message: larger values saturate the servers with fewer threads")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of every run")
 	f.DurationVar(&opts.CongestionDuration, "congestion-duration", 30*time.Second,
 		"virtual time of each congestion run (Figs. 8, 9); Europe is congested during its middle third")
