@@ -188,6 +188,10 @@ type NodeSpec struct {
 	// Zone is the availability zone inside the DC ("front" or "back" for
 	// Karma, empty when the protocol does not split a DC).
 	Zone string
+	// Cost scales the simulator's per-message service time for this node
+	// (0 means 1): an in-memory cache answers in a fraction of a storage
+	// server's time.
+	Cost float64
 }
 
 // NodeConfig is what a server node is created with.

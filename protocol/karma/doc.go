@@ -160,7 +160,10 @@
 //     written there too (so a write is stable only after everything before
 //     it left every cache).
 //   - Cache nodes are added beside the topology's storage servers rather
-//     than taken from them (§5 used 6 storage + 2 cache nodes of 8).
+//     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
+//     simulator a cache node spends a tenth of a storage server's service
+//     time per message (cacheCost): §5's caches hold objects in memory,
+//     its storage servers run Cassandra.
 //   - No chain replication inside a DC (§4.4): each CC, MM and cache is one
 //     node; a CC's WB and DRRs and an MM's data survive its crash because
 //     they are synced. A client whose CC is down is unavailable.

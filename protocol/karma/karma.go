@@ -86,6 +86,11 @@ func storageName(i int) string { return "s" + strconv.Itoa(i) }
 func ccName(i int) string      { return "cc" + strconv.Itoa(i) }
 func cacheName(i int) string   { return "cache" + strconv.Itoa(i) }
 
+// cacheCost is a cache node's per-message cost relative to a storage
+// server's in the simulator: the caches of §5 hold objects in memory,
+// where a storage server runs Cassandra.
+const cacheCost = 0.1
+
 // Availability zones (§4.4): front-ends (CCs, caches) and back-ends
 // (storage servers with their middle men) fail independently.
 const (
@@ -107,7 +112,7 @@ func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 		}
 		if p.mode.Caches {
 			for i := 0; i < p.opts.CachesPerDC; i++ {
-				out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, cacheName(i)), Zone: zoneFront})
+				out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, cacheName(i)), Zone: zoneFront, Cost: cacheCost})
 			}
 		}
 	}

@@ -15,9 +15,10 @@
 // codec when sent and decoded on delivery.
 //
 // Nodes: every server node of the protocol, plus client sessions added with
-// AddSession. A server node may have a service time (Config.ServiceTime):
-// it then handles one input at a time and queues the rest, so that offered
-// load saturates it as a real CPU would. A crash discards a node's memory,
+// AddSession. A server node may have a service time (Config.ServiceTime,
+// scaled by the node's NodeSpec.Cost): it then handles one input at a time
+// and queues the rest, so that offered load saturates it as a real CPU
+// would. A crash discards a node's memory,
 // queued inputs and timers and the unsynced suffix of its storage (a
 // storage.Mem); a restart re-creates it from what its storage kept.
 package sim
@@ -121,7 +122,8 @@ type simNode struct {
 	up      bool
 	inc     int
 	skew    time.Duration
-	// service-time queueing
+	// service-time queueing; service is the node's time per input
+	service   time.Duration
 	busyUntil time.Duration
 	queue     []*event
 	waking    bool
@@ -200,7 +202,10 @@ func New(cfg Config) (*Sim, error) {
 			return nil, fmt.Errorf("sim: protocol %s lists node %s twice", cfg.Protocol.Name(), spec.ID)
 		}
 		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, engine: storage.NewMem(),
-			rng: NewRand(cfg.Seed, "node/"+string(spec.ID))}
+			rng: NewRand(cfg.Seed, "node/"+string(spec.ID)), service: cfg.ServiceTime}
+		if spec.Cost > 0 {
+			n.service = time.Duration(float64(cfg.ServiceTime) * spec.Cost)
+		}
 		s.nodes[spec.ID] = n
 		s.order = append(s.order, n)
 	}
@@ -439,7 +444,7 @@ func (s *Sim) handle(e *event) {
 		}
 		return
 	}
-	if n.session || s.cfg.ServiceTime <= 0 {
+	if n.session || n.service <= 0 {
 		s.process(n, e)
 		return
 	}
@@ -487,8 +492,8 @@ func (s *Sim) process(n *simNode, e *event) {
 	case evSubmit:
 		r = n.sm.(protocol.Session).Submit(now, e.req)
 	}
-	if !n.session && s.cfg.ServiceTime > 0 {
-		n.busyUntil = s.now + s.cfg.ServiceTime
+	if !n.session && n.service > 0 {
+		n.busyUntil = s.now + n.service
 		if len(n.queue) > 0 {
 			s.scheduleWake(n)
 		}

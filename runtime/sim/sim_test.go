@@ -21,6 +21,7 @@ import (
 type echo struct {
 	nodes map[protocol.NodeID]*echoNode
 	log   *[]string
+	cost  float64 // of every server (NodeSpec.Cost)
 }
 
 func newEcho() *echo { return &echo{nodes: map[protocol.NodeID]*echoNode{}, log: new([]string)} }
@@ -33,7 +34,7 @@ func (e *echo) Replicas(*topology.Topology, string) []protocol.NodeID { return n
 func (e *echo) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, dc := range t.DCNames() {
-		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back"})
+		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back", Cost: e.cost})
 	}
 	return out
 }
@@ -266,6 +267,18 @@ func TestServiceTimeQueuesInputs(t *testing.T) {
 		if *d != want {
 			t.Errorf("op %d acked at %v, want %v", i, *d, want)
 		}
+	}
+}
+
+func TestNodeCostScalesServiceTime(t *testing.T) {
+	e := newEcho()
+	e.cost = 0.25
+	s, _ := New(Config{Topology: local3(t), Protocol: e, Seed: 1, Jitter: -1, ServiceTime: 10 * time.Millisecond})
+	c, _ := s.AddSession("a", "c0")
+	done := put(t, s, c, "v")
+	s.RunUntil(time.Second)
+	if want := 250*time.Microsecond + 2500*time.Microsecond + 250*time.Microsecond; *done != want {
+		t.Errorf("acked at %v, want %v (a quarter of the 10ms service time)", *done, want)
 	}
 }
 
