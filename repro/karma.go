@@ -142,6 +142,8 @@ type karmaRunner struct {
 
 	protos []string
 	mixes  []string
+	// simulate runs one spec (k.sim; tests replace it).
+	simulate func(spec) (*run, error)
 	// sat is each protocol's run with the highest throughput of the sweep,
 	// and sweep the thread counts it tried.
 	sat   map[string]*run
@@ -195,7 +197,7 @@ func (k *karmaRunner) simNamed(proto, wl string, threads int) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.sim(spec{protocol: proto, workload: w, threads: threads})
+	return k.simulate(spec{protocol: proto, workload: w, threads: threads})
 }
 
 // Karma reproduces karma.txt §6 (Figs. 7–12, the cost analysis of §6.4
@@ -218,6 +220,7 @@ func karma(opts Options) (*karmaRunner, error) {
 	k := &karmaRunner{opts: opts, topo: topo,
 		protos: []string{"cops", "karma", "karma-nc", "cops-pr"},
 		mixes:  []string{"ycsb-95-5", "ycsb-80-20", "ycsb-50-50"}}
+	k.simulate = k.sim
 	newSizes := 0
 	for _, s := range opts.ValueSizes {
 		if s != workload.DefaultValueSize {

@@ -3,9 +3,12 @@ package repro
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/causeway/causeway/bench"
 )
 
 // TestKarmaReportHasEveryFigure runs a tiny reproduction and checks that
@@ -77,5 +80,37 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 	}
 	if len(r.res.Timeline) != timelineBuckets {
 		t.Errorf("congestion run has %d intervals, want %d", len(r.res.Timeline), timelineBuckets)
+	}
+}
+
+// TestSaturationSweepStopsWhenThroughputStopsRising checks Fig. 7's
+// adaptive sweep (§5: threads "increased till the system saturates") on
+// made-up throughputs: a protocol's sweep stops at the first doubling
+// that gains less than SaturationGain, its best run is its saturation
+// point, and the runs it skips leave the progress total.
+func TestSaturationSweepStopsWhenThroughputStopsRising(t *testing.T) {
+	thr := map[string]map[int]float64{
+		"flat":   {256: 1000, 512: 1050, 1024: 5000},
+		"rising": {256: 1000, 512: 2000, 1024: 3000, 2048: 3200, 4096: 9999},
+	}
+	k := &karmaRunner{opts: Options{}.withDefaults(), protos: []string{"flat", "rising"}}
+	k.total = len(k.protos) * len(k.sweepPlan())
+	k.simulate = func(s spec) (*run, error) {
+		return &run{protocol: s.protocol, threads: s.threads, res: &bench.Result{ThroughputOpsS: thr[s.protocol][s.threads]}}, nil
+	}
+	if err := k.saturation(); err != nil {
+		t.Fatal(err)
+	}
+	if got := k.sweep["flat"]; !slices.Equal(got, []int{256, 512}) {
+		t.Errorf("flat swept %v, want [256 512]", got)
+	}
+	if got := k.sweep["rising"]; !slices.Equal(got, []int{256, 512, 1024, 2048}) {
+		t.Errorf("rising swept %v, want [256 512 1024 2048]", got)
+	}
+	if k.sat["flat"].threads != 512 || k.sat["rising"].threads != 2048 {
+		t.Errorf("saturation at %d and %d threads, want 512 and 2048", k.sat["flat"].threads, k.sat["rising"].threads)
+	}
+	if want := 2*len(k.sweepPlan()) - 3 - 1; k.total != want {
+		t.Errorf("progress total %d after the sweep, want %d", k.total, want)
 	}
 }
