@@ -21,7 +21,7 @@ unit:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 seeds:
-	$(GO) test -count=1 -timeout 20m -run 'RandomFaults|IsCaught|HeavyLoad|StaysAvailable' ./bench/
+	$(GO) test -count=1 -timeout 20m -run 'RandomFaults|ZoneFaults|IsCaught|HeavyLoad|StaysAvailable' ./bench/
 
 ## bench: the Go benchmarks (simulator events/s, checker ops/s, storage).
 bench:

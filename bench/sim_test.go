@@ -73,6 +73,35 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 	}
 }
 
+// TestRingProtocolsPassUnderZoneFaults adds faults of availability zones
+// (crashes of a DC's front or back zone, partitions between zones of two
+// DCs; karma.txt §4.4) to the random schedules of the Karma family.
+func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
+	for _, proto := range []string{"karma", "karma-nc", "cops-pr"} {
+		t.Run(proto, func(t *testing.T) {
+			seeds := 12
+			if testing.Short() || raceEnabled {
+				seeds = 2
+			}
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				topo := "local3"
+				if seed%4 == 0 {
+					topo = "karma-aws8"
+				}
+				spec := smallSpec(t, proto, topo, seed, false)
+				spec.Faults = faults.RandomZones(sim.NewRand(seed, "zone-fault-schedule"), spec.Topology, spec.Duration)
+				res, err := RunSim(spec)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if !res.Check.OK {
+					t.Errorf("seed %d on %s: %s failed the checker: %s\nfaults: %v", seed, topo, proto, res.Check.FirstViolation(), res.Faults)
+				}
+			}
+		})
+	}
+}
+
 // TestRingProtocolsPassUnderHeavyLoad runs the ring protocols on the Karma
 // paper's setting (karma-aws8, ycsb-95-5, zipfian hot keys) with hundreds
 // of client threads: hot keys are then always in flight and caches are

@@ -78,3 +78,36 @@ func sortSchedule(s Schedule) {
 		}
 	}
 }
+
+// RandomZones draws what Random draws from rng and then adds faults of
+// availability zones (for protocols that split a DC into a front and a
+// back zone, as Karma does, karma.txt §4.4): crashes and restarts of a
+// zone, and partitions between a zone of one DC and a zone of another.
+// All are over by 70% of the duration, like Random's.
+func RandomZones(rng *rand.Rand, t *topology.Topology, duration time.Duration) Schedule {
+	s := Random(rng, t, duration)
+	s = s[:len(s)-1] // Random's final heal, added again below
+	dcs := t.DCNames()
+	end := duration * 7 / 10
+	zones := []string{"front", "back"}
+	zone := func() string {
+		return dcs[rng.IntN(len(dcs))] + "/" + zones[rng.IntN(2)]
+	}
+	for i, n := 0, 1+rng.IntN(3); i < n; i++ {
+		start := time.Duration((0.05 + rng.Float64()*0.55) * float64(end))
+		stop := min(end, start+time.Duration((0.05+rng.Float64()*0.3)*float64(end)))
+		if rng.IntN(2) == 0 {
+			z := "zone:" + zone()
+			s = append(s, Event{At: start, Crash: z}, Event{At: stop, Restart: z})
+			continue
+		}
+		a, b := zone(), zone()
+		if a == b {
+			continue
+		}
+		s = append(s, Event{At: start, Partition: [][]string{{a}, {b}}}, Event{At: stop, Heal: "partitions"})
+	}
+	s = append(s, Event{At: end, Heal: "all"})
+	sortSchedule(s)
+	return s
+}
