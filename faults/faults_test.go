@@ -104,11 +104,31 @@ func TestTargetMatches(t *testing.T) {
 // schedule; every schedule validates, stays inside the run and ends with
 // everything healed (so the convergence check after a run is meaningful).
 func TestRandomIsDeterministicValidAndHeals(t *testing.T) {
+	for _, draw := range []func(*rand.Rand, *topology.Topology, time.Duration) Schedule{Random, RandomZones} {
+		testRandom(t, draw)
+	}
+	// RandomZones adds zone faults to what Random draws.
+	zoneFaults := 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		tp := preset(t, "karma-aws8")
+		for _, e := range RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second) {
+			if strings.HasPrefix(e.Crash, "zone:") || len(e.Partition) == 2 && strings.Contains(e.Partition[0][0], "/") {
+				zoneFaults++
+			}
+		}
+	}
+	if zoneFaults < 30 {
+		t.Errorf("RandomZones drew %d zone faults over 30 seeds, want at least one per seed", zoneFaults)
+	}
+}
+
+func testRandom(t *testing.T, draw func(*rand.Rand, *topology.Topology, time.Duration) Schedule) {
+	t.Helper()
 	for _, name := range []string{"local3", "karma-aws8"} {
 		tp := preset(t, name)
 		for seed := uint64(1); seed <= 30; seed++ {
-			a := Random(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
-			b := Random(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
+			a := draw(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
+			b := draw(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("%s seed %d: two draws differ", name, seed)
 			}
