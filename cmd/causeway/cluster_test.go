@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,19 +61,7 @@ func TestClusterUpStatusDown(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c1")
 	cw := func(args ...string) (int, string, string) {
 		t.Helper()
-		var out, errb bytes.Buffer
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, out.String(), errb.String()
-		case errors.As(err, &ee):
-			return ee.ExitCode(), out.String(), errb.String()
-		}
-		t.Fatalf("causeway %v: %v", args, err)
-		return 0, "", ""
+		return runBinary(ctx, t, bin, args...)
 	}
 	t.Cleanup(func() {
 		// Whatever happened, leave no process behind.

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/runtime/node/nodetest"
-	"github.com/causeway/causeway/topology"
 )
 
 // tokenOf returns the token a command printed on stderr.
@@ -61,18 +58,7 @@ func TestSessionTokenAcrossDCs(t *testing.T) {
 // session is refused as a bad argument before any node is contacted (so
 // none runs here).
 func TestSessionTokenWithoutState(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, err := cluster.Plan(topo, "karma", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
-		t.Fatal(err)
-	}
+	dir := savedLocal3Cluster(t, "karma")
 	code, out, errOut := causeway(t, "get", "--cluster", dir, "--dc", "a", "--session-token", "Y3cBBWthcm1h", "k")
 	if code != 2 || out != "" || !strings.Contains(errOut, "invalid session token") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and the token's refusal", code, out, errOut)

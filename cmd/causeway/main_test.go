@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/topology"
 )
 
 // causeway runs the CLI in-process and returns its exit code and output.
@@ -14,6 +20,44 @@ func causeway(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// runBinary runs a built causeway binary and returns its exit code and
+// output.
+func runBinary(ctx context.Context, t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errb.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	t.Fatalf("causeway %v: %v", args, err)
+	return 0, "", ""
+}
+
+// savedLocal3Cluster plans a local3 cluster of proto in a temporary
+// directory and saves its cluster file there; no node runs.
+func savedLocal3Cluster(t *testing.T, proto string) (dir string) {
+	t.Helper()
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	cfg, err := cluster.Plan(topo, proto, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func writeFile(t *testing.T, name, content string) string {

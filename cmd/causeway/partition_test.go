@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,24 +12,12 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/cluster"
-	"github.com/causeway/causeway/topology"
 )
 
 // TestClusterLinkArguments checks the refusals of cluster partition, heal,
 // delay and links, in-process, on a cluster file whose nodes do not run.
 func TestClusterLinkArguments(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, err := cluster.Plan(topo, "cops", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Save(filepath.Join(dir, cluster.FileName)); err != nil {
-		t.Fatal(err)
-	}
+	dir := savedLocal3Cluster(t, "cops")
 	empty := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -116,19 +103,7 @@ func upCluster(t *testing.T, ctx context.Context, bin, protocol string, args ...
 // run runs the binary and returns its exit code and output.
 func (lc *liveCluster) run(args ...string) (int, string, string) {
 	lc.t.Helper()
-	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(lc.ctx, lc.bin, args...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errb.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	lc.t.Fatalf("causeway %v: %v", args, err)
-	return 0, "", ""
+	return runBinary(lc.ctx, lc.t, lc.bin, args...)
 }
 
 // expect runs the binary and fails the test unless it exits with

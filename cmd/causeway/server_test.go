@@ -6,25 +6,13 @@ import (
 	"testing"
 
 	"github.com/causeway/causeway/cluster"
-	"github.com/causeway/causeway/topology"
 )
 
 // TestServerArguments checks that `causeway server` refuses bad arguments
 // with exit status 2 and a message saying what is wrong.
 func TestServerArguments(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, err := cluster.Plan(topo, "cops", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := savedLocal3Cluster(t, "cops")
 	path := filepath.Join(dir, cluster.FileName)
-	if err := cfg.Save(path); err != nil {
-		t.Fatal(err)
-	}
 	bad := writeFile(t, "bad.yaml", "protocol: cops\ncolour: blue\n")
 	tests := []struct {
 		name string
