@@ -17,19 +17,7 @@ import (
 // runtime through the public API: a put in DC a becomes visible in DC c once
 // replication is done, and transactions answer ErrUnsupported.
 func TestCOPSOverTheLiveRuntime(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := protocol.Lookup("cops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := live.Start(live.Config{Topology: topo, Protocol: p, Jitter: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = rt.Stop() }()
+	rt, p := startLiveCOPS(t)
 	session := func(dc, name string) *client.Session {
 		conn, err := rt.NewSession(dc, name)
 		if err != nil {
@@ -70,19 +58,7 @@ var _ client.TokenConn = (*live.Session)(nil)
 // puts in a and moves at once by token to c, where its first read returns
 // its own write.
 func TestSessionMovesOverTheLiveRuntime(t *testing.T) {
-	topo, err := topology.Preset("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := protocol.Lookup("cops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := live.Start(live.Config{Topology: topo, Protocol: p, Jitter: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = rt.Stop() }()
+	rt, p := startLiveCOPS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard, not an assertion
 	defer cancel()
 	conn, err := rt.NewSession("a", "alice")
@@ -112,4 +88,24 @@ func TestSessionMovesOverTheLiveRuntime(t *testing.T) {
 	if _, err := rt.ResumeSession("c", "alice.2", []byte("garbage")); !errors.Is(err, client.ErrBadToken) {
 		t.Errorf("resume from garbage: %v, want ErrBadToken", err)
 	}
+}
+
+// startLiveCOPS starts cops on local3 in the live runtime (without
+// jitter), stopped when the test ends.
+func startLiveCOPS(t *testing.T) (*live.Runtime, protocol.Protocol) {
+	t.Helper()
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := protocol.Lookup("cops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := live.Start(live.Config{Topology: topo, Protocol: p, Jitter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Stop() })
+	return rt, p
 }
