@@ -21,10 +21,9 @@ import (
 // write completes everywhere (§4.2), so the fraction of accesses under a
 // DRR cannot be much below q.
 type inFlightModel struct {
-	head     []float64 // popularity of the keys the most popular items reduce to
-	tail     float64   // popularity of all other items, spread over every key
-	records  int
-	putShare float64
+	head    []float64 // popularity of the keys the most popular items reduce to
+	tail    float64   // popularity of all other items, spread over every key
+	records int
 }
 
 // inFlightHead is how many of the most popular zipfian items the model
@@ -33,20 +32,21 @@ type inFlightModel struct {
 const inFlightHead = 1 << 20
 
 // newInFlightModel builds the model for YCSB's scrambled zipfian over
-// records keys with putShare of the operations writes.
-func newInFlightModel(records int, putShare float64) *inFlightModel {
+// records keys.
+func newInFlightModel(records int) *inFlightModel {
 	p, tail := workload.NewScrambledZipfian(0, int64(records)-1).Popularity(min(inFlightHead, 100*records))
-	m := &inFlightModel{tail: tail, records: records, putShare: putShare}
+	m := &inFlightModel{tail: tail, records: records}
 	for _, v := range p {
 		m.head = append(m.head, v)
 	}
 	return m
 }
 
-// q is the model's in-flight read fraction at throughput T (operations per
-// second, all DCs) and in-flight window w.
-func (m *inFlightModel) q(throughput float64, w time.Duration) float64 {
-	rate := m.putShare * throughput * w.Seconds()
+// q is the model's in-flight read fraction with putShare of the
+// operations writes, at throughput T (operations per second, all DCs) and
+// in-flight window w.
+func (m *inFlightModel) q(putShare, throughput float64, w time.Duration) float64 {
+	rate := putShare * throughput * w.Seconds()
 	spread := m.tail / float64(m.records)
 	f := func(p float64) float64 { return p * -math.Expm1(-rate*p) }
 	sum := 0.0
@@ -58,14 +58,14 @@ func (m *inFlightModel) q(throughput float64, w time.Duration) float64 {
 
 // maxThroughput is the largest throughput at which q stays at or below
 // target (bisection; q grows with throughput).
-func (m *inFlightModel) maxThroughput(target float64, w time.Duration) float64 {
+func (m *inFlightModel) maxThroughput(putShare, target float64, w time.Duration) float64 {
 	lo, hi := 0.0, 1.0
-	for m.q(hi, w) <= target && hi < 1e12 {
+	for m.q(putShare, hi, w) <= target && hi < 1e12 {
 		hi *= 2
 	}
 	for range 60 {
 		mid := (lo + hi) / 2
-		if m.q(mid, w) <= target {
+		if m.q(putShare, mid, w) <= target {
 			lo = mid
 		} else {
 			hi = mid

@@ -13,20 +13,20 @@ import (
 
 func TestInFlightModelClosedForms(t *testing.T) {
 	// One key: every get reads it, written at 5% of T.
-	m := newInFlightModel(1, 0.05)
+	m := newInFlightModel(1)
 	const T, w = 200.0, 300 * time.Millisecond
-	if got, want := m.q(T, w), 1-math.Exp(-0.05*T*w.Seconds()); math.Abs(got-want) > 1e-9 {
+	if got, want := m.q(0.05, T, w), 1-math.Exp(-0.05*T*w.Seconds()); math.Abs(got-want) > 1e-9 {
 		t.Errorf("one key: q = %v, want %v", got, want)
 	}
-	m = newInFlightModel(10000, 0.05)
-	if m.q(0, w) != 0 {
-		t.Errorf("no throughput, q = %v", m.q(0, w))
+	m = newInFlightModel(10000)
+	if m.q(0.05, 0, w) != 0 {
+		t.Errorf("no throughput, q = %v", m.q(0.05, 0, w))
 	}
-	if a, b := m.q(1000, w), m.q(2000, w); !(a < b) {
+	if a, b := m.q(0.05, 1000, w), m.q(0.05, 2000, w); !(a < b) {
 		t.Errorf("q not increasing with throughput: %v then %v", a, b)
 	}
-	tmax := m.maxThroughput(0.02, w)
-	if got := m.q(tmax, w); math.Abs(got-0.02) > 1e-6 {
+	tmax := m.maxThroughput(0.05, 0.02, w)
+	if got := m.q(0.05, tmax, w); math.Abs(got-0.02) > 1e-6 {
 		t.Errorf("q(maxThroughput) = %v, want 0.02", got)
 	}
 }
@@ -76,7 +76,7 @@ func TestSimulatedInFlightReadsAboveTheModel(t *testing.T) {
 	getShare := 1 - w.UpdateProportion
 	// Gets the write buffer answered found their key in flight too.
 	measured := (res.ProtocolMetrics["inflight_read_fraction"] + res.ProtocolMetrics["wb_hit_fraction"]) / getShare
-	bound := newInFlightModel(w.RecordCount, w.UpdateProportion).q(res.ThroughputOpsS, minInFlightWindow(topo))
+	bound := newInFlightModel(w.RecordCount).q(w.UpdateProportion, res.ThroughputOpsS, minInFlightWindow(topo))
 	t.Logf("throughput %.0f ops/s: in-flight gets %.3f, model bound %.3f, drr %.3f", res.ThroughputOpsS, measured, bound, res.ProtocolMetrics["drr_fraction"])
 	if measured < bound {
 		t.Errorf("%.3f of gets read in-flight values, below the model's lower bound %.3f", measured, bound)

@@ -381,18 +381,19 @@ func (k *karmaRunner) writeInFlightBound(p printer) {
 	p.f("Ours counts the gets that read an in-flight value from a ring and those the thread's write buffer answered " +
 		"(its own write, in flight by definition).\n\n")
 	p.f("| mix and load | ops/s | gets finding their key in flight (ours) | model q(T, %v) | drr_fraction |\n|---|---|---|---|---|\n", w)
+	model := newInFlightModel(k.recordCount())
 	for _, c := range k.conditions() {
 		wl, err := workload.Lookup(c.r.workload)
 		if err != nil {
 			continue
 		}
 		getShare := 1 - wl.UpdateProportion
-		bound := newInFlightModel(k.recordCount(), wl.UpdateProportion).q(c.r.res.ThroughputOpsS, w)
+		bound := model.q(wl.UpdateProportion, c.r.res.ThroughputOpsS, w)
 		p.f("| %s | %.0f | %.3f | %.3f | %.3f |\n", c.label, c.r.res.ThroughputOpsS,
 			(metric(c.r, "inflight_read_fraction")+metric(c.r, "wb_hit_fraction"))/getShare, bound, metric(c.r, "drr_fraction"))
 	}
-	paper := newInFlightModel(paperRecords, 0.05)
-	tmax := paper.maxThroughput(0.02, w)
+	paper := newInFlightModel(paperRecords)
+	tmax := paper.maxThroughput(0.05, 0.02, w)
 	perThread := tmax / paperKarmaThreads
 	p.f("\nWith the paper's own setting — %d records, 95/5 — q stays at or below 0.02 only while the whole system "+
 		"serves fewer than %.0f operations per second. Spread over the %d threads at which Karma saturates (§5), that is "+

@@ -471,6 +471,9 @@ func (s *Sim) scheduleWake(n *simNode) {
 // cutFrom reports whether the link from the node named from to n is cut
 // (a message in flight when a partition began is lost).
 func (s *Sim) cutFrom(from protocol.NodeID, n *simNode) bool {
+	if len(s.net.cuts) == 0 {
+		return false
+	}
 	f, ok := s.nodes[from]
 	return ok && s.net.cut(f, n)
 }
