@@ -12,6 +12,7 @@ import (
 	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
+	"gopkg.in/yaml.v3"
 )
 
 // smallSpec is a short, contended run: few keys, many writes, so that
@@ -95,7 +96,9 @@ func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				if !res.Check.OK {
-					t.Errorf("seed %d on %s: %s failed the checker: %s\nfaults: %v", seed, topo, proto, res.Check.FirstViolation(), res.Faults)
+					schedule, _ := yaml.Marshal(spec.Faults)
+					t.Errorf("seed %d on %s: %s failed the checker (replay: save the schedule below as f.yaml, then causeway sim --protocol %s --topology %s --seed %d --faults f.yaml --records 50 --workload ycsb-80-20 --duration 3s --clients %d --jitter 10ms --service-time 200us --op-timeout 2s): %s\n%s",
+						seed, topo, proto, proto, topo, seed, res.Clients, res.Check.FirstViolation(), schedule)
 				}
 			}
 		})
@@ -192,7 +195,8 @@ func TestKarmaStaysAvailableUnderTable1Failures(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !res.Check.OK {
-					t.Errorf("%s failed the checker: %s", name, res.Check.FirstViolation())
+					t.Errorf("%s failed the checker (replay: causeway sim --protocol %s --topology karma-aws8 --workload ycsb-95-5 --clients 64 --duration 7s --service-time 100us --jitter 20ms --seed 1 --faults F, with F holding the two events below): %s\n- {at: 1s, %s}\n- {at: 6s, %s}",
+						name, name, res.Check.FirstViolation(), tc.fault, tc.heal)
 				}
 				h, err := history.Parse(&hist)
 				if err != nil {
