@@ -1,14 +1,10 @@
 package karma
 
 import (
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/karmapb"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestProgramOrderWriteWaitsForItsPredecessorToBeWritten drives one middle
@@ -77,115 +73,4 @@ func sent[T any](out []protocol.Message) bool {
 		}
 	}
 	return false
-}
-
-// TestRetransmitWaitFollowsAcknowledgements checks the estimator that
-// times a write's retransmissions to a ring: it follows the measured
-// acknowledgement time, backs off while the ring is slow (it acknowledges
-// other writes) but not while it is silent (cut off: the heal must be
-// noticed soon), and comes back with a clean measurement.
-func TestRetransmitWaitFollowsAcknowledgements(t *testing.T) {
-	var e rttEstimate
-	if got := e.timeout(); got != resendAfter {
-		t.Errorf("no sample: %v, want resendAfter %v", got, resendAfter)
-	}
-	for range 20 {
-		e.sample(100 * time.Millisecond)
-	}
-	if got := e.timeout(); got != resendAfter {
-		t.Errorf("steady 100ms acknowledgements: %v, want the floor %v", got, resendAfter)
-	}
-	for range 20 {
-		e.sample(3 * time.Second)
-	}
-	if got := e.timeout(); got < 3*time.Second || got > maxRetransmitWait {
-		t.Errorf("3s acknowledgements: %v, want between 3s and %v", got, maxRetransmitWait)
-	}
-	for range 20 {
-		e.sample(100 * time.Millisecond)
-	}
-	base := e.timeout()
-	now := 10 * time.Second
-	e.backOff(now) // a first retransmission
-	if got := e.timeout(); got != 2*base {
-		t.Fatalf("after a retransmission: %v, want %v", got, 2*base)
-	}
-	// Silent ring: no acknowledgement, no further backing off.
-	for i := range 10 {
-		e.backOff(now + time.Duration(i+1)*time.Second)
-	}
-	if got := e.timeout(); got != 2*base {
-		t.Errorf("silent ring: %v, want it to stay %v", got, 2*base)
-	}
-	// Slow ring: acknowledgements keep coming, the wait keeps doubling.
-	for i := range 10 {
-		at := now + time.Duration(20+i*30)*time.Second
-		e.acked(at)
-		e.backOff(at + time.Millisecond)
-	}
-	if got := e.timeout(); got != maxRetransmitWait {
-		t.Errorf("slow ring: %v, want the cap %v", got, maxRetransmitWait)
-	}
-	e.sample(100 * time.Millisecond)
-	if got := e.timeout(); got >= maxRetransmitWait {
-		t.Errorf("a clean measurement did not bring the wait down: %v", got)
-	}
-}
-
-// TestWritesCompleteInProgramOrder drives one client coordinator: its
-// thread writes k1 then k2, and every ring acknowledges k2 before k1 (a
-// lost acknowledgement resent later). k2 must not complete — no STABLE,
-// still in the write buffer — until k1 has: STABLE must follow program
-// order, and the buffer must not hold a thread's older write of a key while
-// its newer one has left (a transaction then read the older one).
-func TestWritesCompleteInProgramOrder(t *testing.T) {
-	topo, err := topology.Lookup("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := New(Mode{Name: "karma-nc"}, Options{})
-	c := newCoordinator(p, protocol.NodeConfig{ID: "a/cc0", Topology: topo})
-	const session = "a/alice"
-	step := func(body proto.Message) []protocol.Message {
-		t.Helper()
-		return c.Step(0, protocol.Message{From: session, To: c.id, Body: body}).After.Messages
-	}
-	ids := map[string]uint64{}
-	for i, k := range []string{"k1", "k2"} {
-		for _, m := range step(&pb.ClientPut{ReqId: uint64(i + 1), Session: session, Key: k, Value: []byte("v")}) {
-			if rp, ok := m.Body.(*pb.RingPut); ok {
-				ids[rp.Key] = rp.Id
-			}
-		}
-	}
-	stables := func(out []protocol.Message) (keys []string) {
-		for _, m := range out {
-			if s, ok := m.Body.(*pb.Stable); ok {
-				keys = append(keys, s.Key)
-			}
-		}
-		return keys
-	}
-	rings := len(topo.Rings())
-	for ring := range rings {
-		if got := stables(step(&pb.RingPutAck{Id: ids["k2"], Ring: int32(ring)})); len(got) > 0 {
-			t.Fatalf("k2 declared stable (%v) before k1 completed", got)
-		}
-	}
-	var got []string
-	for ring := range rings {
-		got = append(got, stables(step(&pb.RingPutAck{Id: ids["k1"], Ring: int32(ring)}))...)
-	}
-	want := []string{}
-	for _, k := range []string{"k1", "k2"} {
-		for range rings {
-			want = append(want, k)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("STABLE sent for %v once k1 completed, want %v (k1 in every ring, then k2)", got, want)
-	}
-	if n := len(c.threads[session].wb); n != 0 {
-		t.Errorf("%d writes still buffered", n)
-	}
 }
