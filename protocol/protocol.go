@@ -182,9 +182,27 @@ func (g Guarantee) String() string {
 	return "eventual"
 }
 
+// Role names what a server node does in its protocol, in the paper's
+// words ("storage", "coordinator", "middle-man", "cache", "proxy", …).
+// Runtimes use it instead of parsing node names: the simulator's cost
+// model charges per role, and random fault schedules draw from every role.
+type Role string
+
+// Roles shared by several protocols. A protocol may define others.
+const (
+	// RoleStorage is a storage server holding replicas of keys.
+	RoleStorage Role = "storage"
+	// RoleCoordinator is a client coordinator (Karma's CC).
+	RoleCoordinator Role = "coordinator"
+	// RoleCache is a datacenter cache.
+	RoleCache Role = "cache"
+)
+
 // NodeSpec describes one server-side node a protocol runs.
 type NodeSpec struct {
 	ID NodeID
+	// Role is what the node does (RoleStorage when empty).
+	Role Role
 	// Zone is the availability zone inside the DC ("front" or "back" for
 	// Karma, empty when the protocol does not split a DC).
 	Zone string
@@ -195,9 +213,23 @@ type NodeSpec struct {
 }
 
 // NodeConfig is what a server node is created with.
+//
+// Incarnations: a node that crashes and restarts is a new incarnation of
+// the same NodeID. Messages addressed to an earlier incarnation may still
+// arrive (the simulator delivers them; the live transport queues frames
+// across a reconnect), so any identifier a node hands out and later matches
+// a reply against (request ids, entry ids) must not repeat across
+// incarnations: embed Incarnation in it, and match replies on more than the
+// id (the key, the version), as raft matches on term.
 type NodeConfig struct {
-	ID       NodeID
-	Topology *topology.Topology
+	ID NodeID
+	// Role is the role of the node's NodeSpec.
+	Role Role
+	// Incarnation counts the node's starts: 1 on first start, one more on
+	// each restart. The simulator counts restarts; runtime/node persists a
+	// boot counter beside the node's data.
+	Incarnation uint64
+	Topology    *topology.Topology
 	// Storage holds what the node persisted before a restart (empty on
 	// first start). Nodes may read it only while they are being created.
 	Storage storage.Reader

@@ -115,6 +115,7 @@ type simNode struct {
 	id      protocol.NodeID
 	dc      string
 	zone    string
+	role    protocol.Role
 	session bool
 	sm      protocol.Node
 	engine  *storage.Mem
@@ -201,7 +202,11 @@ func New(cfg Config) (*Sim, error) {
 		if _, dup := s.nodes[spec.ID]; dup {
 			return nil, fmt.Errorf("sim: protocol %s lists node %s twice", cfg.Protocol.Name(), spec.ID)
 		}
-		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, engine: storage.NewMem(),
+		role := spec.Role
+		if role == "" {
+			role = protocol.RoleStorage
+		}
+		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, role: role, engine: storage.NewMem(),
 			rng: NewRand(cfg.Seed, "node/"+string(spec.ID)), service: cfg.ServiceTime}
 		if spec.Cost > 0 {
 			n.service = time.Duration(float64(cfg.ServiceTime) * spec.Cost)
@@ -410,7 +415,8 @@ func (s *Sim) startNode(n *simNode) {
 	n.up = true
 	n.inc++
 	n.busyUntil, n.queue, n.waking = 0, nil, false
-	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Topology: s.topo, Storage: n.engine, Rand: n.rng})
+	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Incarnation: uint64(n.inc),
+		Topology: s.topo, Storage: n.engine, Rand: n.rng})
 	s.apply(n, n.sm.Start(s.localNow(n)))
 }
 
