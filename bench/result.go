@@ -38,6 +38,11 @@ type CheckResult struct {
 	// (reported as "divergence" violations); absent when the runtime could
 	// not compare replicas (a live cluster seen from its clients).
 	Converged *bool `json:"converged,omitempty"`
+	// Quiescent is false when a protocol's invariants at quiescence
+	// (protocol.Quiescer) did not hold after the run healed and went quiet
+	// (reported as "quiescence" violations); absent when the runtime did
+	// not check them (live runs).
+	Quiescent *bool `json:"quiescent,omitempty"`
 }
 
 // Result is one run, as design.md's result JSON. Metrics that do not apply

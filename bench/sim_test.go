@@ -49,10 +49,7 @@ func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) S
 func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 	for _, proto := range []string{"cops", "karma", "karma-nc", "cops-pr"} {
 		t.Run(proto, func(t *testing.T) {
-			seeds := 50
-			if testing.Short() || raceEnabled {
-				seeds = 4
-			}
+			seeds := seedCount(t, 50, 4)
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				topo := "local3"
 				if seed%5 == 0 {
@@ -80,10 +77,7 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
 	for _, proto := range []string{"karma", "karma-nc", "cops-pr"} {
 		t.Run(proto, func(t *testing.T) {
-			seeds := 12
-			if testing.Short() || raceEnabled {
-				seeds = 2
-			}
+			seeds := seedCount(t, 12, 2)
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				topo := "local3"
 				if seed%4 == 0 {
