@@ -28,6 +28,7 @@
 //	replicas key=K             the value of K at every server, by node
 //	check                      run the causal+ checker on the history so far
 //	quiesce                    heal everything and run until the network is quiet
+//	                           and every protocol.Quiescer holds (else lists what not)
 //
 // Operation output is "ok", "K=V" (or "K=<none>") or "error: …", followed
 // by the operation's latency in virtual milliseconds and the protocol's
@@ -148,10 +149,15 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		st.sim.Inject(faults.Event{Heal: what})
 		return "ok\n", nil
 	case "quiesce":
-		if !st.sim.Quiesce(time.Second, 10*time.Minute) {
+		quiet, problems := st.sim.QuiesceChecked(time.Second, 10*time.Minute)
+		if !quiet {
 			return "the network did not go quiet within 10 minutes\n", nil
 		}
-		return fmt.Sprintf("quiet at %v\n", st.sim.Now()), nil
+		out := fmt.Sprintf("quiet at %v\n", st.sim.Now())
+		for _, p := range problems {
+			out += p.Error() + "\n"
+		}
+		return out, nil
 	case "replicas":
 		var key string
 		d.ScanArgs(st.t, "key", &key)
