@@ -21,7 +21,9 @@ type stuckProtocol struct {
 
 type stuckNode struct{ protocol.Node }
 
-func (stuckNode) CheckQuiescent() error { return errors.New("not quiescent: a planted write in flight") }
+func (stuckNode) CheckQuiescent() error {
+	return errors.New("not quiescent: a planted write in flight")
+}
 
 func (n stuckNode) Replicas(fn func(key string, value []byte)) {
 	n.Node.(protocol.Inspector).Replicas(fn)
