@@ -11,6 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/causeway/causeway/check"
+	"github.com/causeway/causeway/faults"
 )
 
 // Latency summarises one latency distribution, in milliseconds.
@@ -72,6 +73,10 @@ type Result struct {
 	CeilingFraction *float64         `json:"ceiling_fraction,omitempty"`
 	Errors          map[string]int64 `json:"errors"`
 	Faults          []string         `json:"faults,omitempty"`
+	// FaultSchedule is the run's fault schedule (drawn by --faults random,
+	// or read from a file) in the faults-file format: saved as a file, it
+	// replays the run with --faults.
+	FaultSchedule faults.Schedule `json:"fault_schedule,omitempty"`
 	// Timeline is the run's per-interval throughput and latency; absent
 	// unless asked for (SimSpec.Timeline).
 	Timeline []TimelineBucket `json:"timeline,omitempty"`

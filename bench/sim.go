@@ -148,6 +148,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	st := s.Stats()
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
 	res.Faults = s.FaultLog
+	res.FaultSchedule = spec.Faults
 	if spec.History != nil {
 		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
 			return nil, err
