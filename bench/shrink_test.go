@@ -100,3 +100,26 @@ func TestShrinkKeepsWhatTheFailureNeeds(t *testing.T) {
 		t.Errorf("shrinking a passing run: %v, want an error", err)
 	}
 }
+
+// TestRandomizedFailureReplay checks what a randomized test prints when a
+// seed fails (here eventual's, which the checker catches): a shrunk run
+// and the command replaying it.
+func TestRandomizedFailureReplay(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("shrinking runs a dozen simulations")
+	}
+	spec := smallSpec(t, "eventual", "local3", 2, true)
+	spec.Duration = time.Second
+	res, err := RunSim(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Check.OK {
+		t.Fatal("eventual passed: pick another seed")
+	}
+	got := replay(t, spec, res)
+	if !strings.HasPrefix(got, "shrunk in ") || !strings.Contains(got, "replay: ") || !strings.Contains(got, "causeway sim --protocol eventual --topology local3") {
+		t.Errorf("replay text:\n%s", got)
+	}
+	t.Log(got)
+}
