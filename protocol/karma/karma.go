@@ -156,11 +156,11 @@ func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 	name := cfg.ID.Name()
 	switch {
 	case len(name) > 2 && name[:2] == "cc":
-		return newCoordinator(p, cfg)
+		return withInvariants(newCoordinator(p, cfg))
 	case len(name) > 5 && name[:5] == "cache":
 		return newCache(p, cfg)
 	default:
-		return newMiddleMan(p, cfg)
+		return withInvariants(newMiddleMan(p, cfg))
 	}
 }
 
