@@ -14,14 +14,8 @@ import (
 // thread may be restricted to a ring, no get or transaction may be
 // pending, and at every middle man no write may wait for a dependency or
 // an invalidation, no DepCheck may wait for an answer, and the stored
-// version of every key must be committed, and no older than its stable
-// version.
-//
-// "Every stored version stable" does not hold under faults: STABLE is not
-// retransmitted (doc.go, deviations), so one lost to a partition, a loss
-// fault or a crash of its MM (the "t/" mark is not synced) leaves the
-// version in flight until the key's next write. About one zone-fault seed
-// in ten ends so (e.g. seed 2 of TestRingProtocolsPassUnderZoneFaults).
+// version of every key must be committed and stable (a STABLE lost on the
+// way is made up for by the MM's stability probes, stabilize.go).
 
 var (
 	_ protocol.Quiescer = (*coordinator)(nil)
@@ -107,8 +101,8 @@ func ackedRings(e *wbEntry) []int {
 
 // CheckQuiescent implements protocol.Quiescer for a middle man: no write
 // waiting for dependencies or invalidations, no DepCheck outstanding or
-// waiting here, every stored version committed here, and no stable
-// version newer than the stored one (a premature STABLE).
+// waiting here, every stored version committed here and stable, and no
+// stable version newer than the stored one (a premature STABLE).
 func (m *middleMan) CheckQuiescent() error {
 	var p problems
 	for _, wk := range slices.Sorted(maps.Keys(m.incoming)) {
@@ -138,13 +132,12 @@ func (m *middleMan) CheckQuiescent() error {
 		if v > 0 && !m.committed[depKey(k, v)] {
 			p.addf("key %s: stored version %x is not committed here", k, v)
 		}
-		if s > v {
+		switch {
+		case s > v:
 			p.addf("key %s: stable version %x is newer than the stored %x", k, s, v)
+		case v > s:
+			p.addf("key %s: stored version %x is not stable (stable: %x)", k, v, s)
 		}
-		// v > s is the deviation doc.go documents: STABLE is sent once
-		// and a lost one leaves the version in flight (readers are
-		// restricted, then released by notify-after), so it is not a
-		// violation here.
 	}
 	return p.err()
 }

@@ -81,9 +81,9 @@ func TestCoordinatorQuiescentOnlyOnceWritesComplete(t *testing.T) {
 }
 
 // TestMiddleManQuiescentOnlyWhenNothingWaits drives a middle man: a write
-// waiting for a dependency, then one waiting for a cache invalidation, are
-// reported; a STABLE newer than the stored version (a premature one) is
-// reported; a version stored and written, stable or not, is not.
+// waiting for a dependency, then one waiting for a cache invalidation, a
+// version written but not stable, and a STABLE newer than the stored
+// version (a premature one) are reported; stable versions are not.
 func TestMiddleManQuiescentOnlyWhenNothingWaits(t *testing.T) {
 	h := newMMHarness(t)
 	h.p = New(Mode{Name: "karma", Caches: true}, Options{})
@@ -103,10 +103,14 @@ func TestMiddleManQuiescentOnlyWhenNothingWaits(t *testing.T) {
 	}
 	h.stepFrom(h.p.cacheFor("b", "k1"), &pb.InvalidateAck{Key: "k1", Version: x1.Version})
 	h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version}})
-	if err := h.m.CheckQuiescent(); err != nil {
-		t.Fatalf("x1 and x2 written (not yet stable): %v", err)
+	if err := h.m.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "key k1: stored version 1001 is not stable") {
+		t.Fatalf("x1 and x2 written, not yet stable: CheckQuiescent = %v, want them reported", err)
 	}
 	h.step(&pb.Stable{Key: "k1", Version: x1.Version})
+	h.step(&pb.Stable{Key: "k2", Version: x2.Version})
+	if err := h.m.CheckQuiescent(); err != nil {
+		t.Fatalf("x1 and x2 stable: %v", err)
+	}
 	h.step(&pb.Stable{Key: "k2", Version: 3<<ccBits | 1})
 	if err := h.m.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "key k2: stable version 3001 is newer than the stored 2001") {
 		t.Fatalf("STABLE of a version never stored: CheckQuiescent = %v, want it reported", err)
