@@ -536,7 +536,7 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 		s.push(&event{at: s.now + t.After, kind: evTimer, node: n, inc: n.inc, token: t.Token})
 	}
 	for _, v := range r.After.Visible {
-		s.obs.Visible(s.now, n.id, v.Key, v.Value)
+		s.obs.Visible(s.now, n.id, v)
 	}
 	for _, rep := range r.After.Replies {
 		cb := n.onReply
