@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +115,7 @@ func TestRecorderReportsMetricsOnlyWhereCarried(t *testing.T) {
 	res = Result{}
 	rec.fill(&res, time.Second)
 	want := map[string]float64{
-		"hit_fraction":  1,
+		"hit_fraction":   1,
 		"wan_rounds_p50": 0, "wan_rounds_p90": 1, "wan_rounds_p99": 1, "wan_rounds_mean": 0.2,
 		"staleness_ms_p50": 2.5, "staleness_ms_p90": 2.5, "staleness_ms_p99": 2.5, "staleness_ms_mean": 2.5,
 	}
@@ -254,5 +255,30 @@ func TestPerDCSumsEqualTotals(t *testing.T) {
 	}
 	if c.Ops != 1 || c.Errors != 1 || !near(c.LatencyMs["put"].P50, 6) {
 		t.Errorf("per_dc c: %d ops, %d errors, put p50 %v ms; want 1, 1, 6", c.Ops, c.Errors, c.LatencyMs["put"].P50)
+	}
+}
+
+// TestDCTableRows checks the per-DC table: one row per DC in name order,
+// then the run's row, with "-" where a figure does not apply.
+func TestDCTableRows(t *testing.T) {
+	one := 1.0
+	r := &Result{Ops: 30, LatencyMs: map[string]Latency{"get": {P50: 2}}, LocalFraction: &one,
+		PerDC: map[string]*DCResult{
+			"tokyo":  {Ops: 10, LatencyMs: map[string]Latency{"get": {P50: 5}}},
+			"brazil": {Ops: 20, LatencyMs: map[string]Latency{"get": {P50: 1}}, LocalFraction: &one},
+		}}
+	var b strings.Builder
+	if err := WriteDCTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(b.String(), "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 1 && f[0] != "(ms)" {
+			rows = append(rows, strings.Join(f[:4], " ")+" "+f[7])
+		}
+	}
+	want := []string{"brazil 20 0 1.0 1.00", "tokyo 10 0 5.0 -", "(all) 30 0 2.0 1.00"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows (dc ops ops/s get-p50 local) %q\nwant %q", rows, want)
 	}
 }
