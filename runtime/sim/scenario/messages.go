@@ -21,15 +21,21 @@ func (st *state) message(d *datadriven.TestData) (string, error) {
 		}
 		st.tracing = d.CmdArgs[0].Key == "on"
 		return "ok\n", nil
-	case "held":
-		return heldLines(st.sim.Held()), nil
 	}
-	f, n, err := filter(d)
+	f, n, brief, err := filter(d)
 	if err != nil {
 		return "", err
 	}
 	switch d.Cmd {
+	case "held":
+		if n != 0 || f != (sim.Filter{}) {
+			return "", fmt.Errorf("held takes no filter (only brief)")
+		}
+		return heldLines(st.sim.Held(), brief), nil
 	case "hold":
+		if brief {
+			return "", fmt.Errorf("hold takes no brief")
+		}
 		if f.Kind == "" {
 			return "", fmt.Errorf("hold needs kind=K (kind=* holds every kind)")
 		}
@@ -39,8 +45,8 @@ func (st *state) message(d *datadriven.TestData) (string, error) {
 		st.sim.Hold(f)
 		return "ok\n", nil
 	case "unhold":
-		if n != 0 {
-			return "", fmt.Errorf("unhold takes no n")
+		if n != 0 || brief {
+			return "", fmt.Errorf("unhold takes no n or brief")
 		}
 		removed := 0
 		if len(d.CmdArgs) == 0 {
@@ -55,19 +61,21 @@ func (st *state) message(d *datadriven.TestData) (string, error) {
 	case "deliver":
 		out := st.sim.Deliver(f, n)
 		st.sim.RunUntil(st.sim.Now())
-		return heldLines(out), nil
+		return heldLines(out, brief), nil
 	default: // drop
-		return heldLines(st.sim.Drop(f, n)), nil
+		return heldLines(st.sim.Drop(f, n), brief), nil
 	}
 }
 
-// filter reads kind=, from=, to= and n= (0 if absent).
-func filter(d *datadriven.TestData) (sim.Filter, int, error) {
-	var f sim.Filter
-	n := 0
+// filter reads kind=, from=, to=, n= (0 if absent) and brief.
+func filter(d *datadriven.TestData) (f sim.Filter, n int, brief bool, err error) {
 	for _, a := range d.CmdArgs {
+		if a.Key == "brief" && len(a.Vals) == 0 {
+			brief = true
+			continue
+		}
 		if len(a.Vals) != 1 {
-			return f, 0, fmt.Errorf("%s: %s needs one value", d.Cmd, a.Key)
+			return f, 0, false, fmt.Errorf("%s: %s needs one value", d.Cmd, a.Key)
 		}
 		v := a.Vals[0]
 		if v == "*" && a.Key != "n" {
@@ -81,23 +89,27 @@ func filter(d *datadriven.TestData) (sim.Filter, int, error) {
 		case "to":
 			f.To = v
 		case "n":
-			var err error
 			if n, err = strconv.Atoi(v); err != nil || n <= 0 {
-				return f, 0, fmt.Errorf("%s: n=%s is not a positive count", d.Cmd, v)
+				return f, 0, false, fmt.Errorf("%s: n=%s is not a positive count", d.Cmd, v)
 			}
 		default:
-			return f, 0, fmt.Errorf("%s: unknown argument %s (kind, from, to, n)", d.Cmd, a.Key)
+			return f, 0, false, fmt.Errorf("%s: unknown argument %s (kind, from, to, n, brief)", d.Cmd, a.Key)
 		}
 	}
-	return f, n, nil
+	return f, n, brief, nil
 }
 
-func heldLines(ms []sim.HeldMessage) string {
+// heldLines prints messages one per line; brief leaves out their fields.
+func heldLines(ms []sim.HeldMessage, brief bool) string {
 	if len(ms) == 0 {
 		return "none\n"
 	}
 	var b strings.Builder
 	for _, m := range ms {
+		if brief {
+			fmt.Fprintf(&b, "%s -> %s %s\n", m.From, m.To, m.Kind)
+			continue
+		}
 		b.WriteString(m.String())
 		b.WriteString("\n")
 	}

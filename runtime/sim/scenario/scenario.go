@@ -63,20 +63,24 @@
 //	unhold [kind=K] [from] [to]    remove the rule with exactly these fields,
 //	                               or, with no argument, every rule; held
 //	                               messages stay held
-//	held                           list held messages in arrival order
-//	deliver [kind] [from] [to] [n] make matching held messages (default all)
+//	held [brief]                   list held messages in arrival order
+//	deliver [kind] [from] [to] [n] [brief]
+//	                               make matching held messages (default all)
 //	                               arrive now, in arrival order, print them, and
 //	                               run what is due now; a message to a node
 //	                               that crashed and restarted meanwhile reaches
 //	                               the new incarnation, one to a node that is
 //	                               down or across a cut link is lost
-//	drop [kind] [from] [to] [n]    discard matching held messages, print them
+//	drop [kind] [from] [to] [n] [brief]
+//	                               discard matching held messages, print them
 //	trace on|off                   while on, every message handed to a node is
 //	                               printed, as it happens, before the output of
 //	                               the command during which it happened
 //
 // A message is printed in one line, "from -> to Kind field:value …" (see
-// sim.FormatMessage: only populated fields, long byte values abbreviated).
+// sim.FormatMessage: only populated fields, long byte values abbreviated);
+// brief prints "from -> to Kind" only, for files whose expected output
+// must not depend on field values such as request ids.
 // Since a held message waits at its receiver, a sender's retransmissions
 // are held too while the rule is installed; `stabilize` then never goes
 // quiet, and `run for=D` is the way to let time pass.
