@@ -41,7 +41,8 @@
 //	run for=D                  advance virtual time by D
 //	stabilize [step=D] [limit=D]
 //	                           run until a whole step (default 1s) passes with
-//	                           no message sent, at most limit (default 1m);
+//	                           no message sent, giving up after limit
+//	                           (default 1m, in whole steps);
 //	                           unlike quiesce it heals nothing and delivers no
 //	                           held message
 //	partition groups=(a,b)     cut every link between the listed groups,
@@ -82,8 +83,10 @@
 // brief prints "from -> to Kind" only, for files whose expected output
 // must not depend on field values such as request ids.
 // Since a held message waits at its receiver, a sender's retransmissions
-// are held too while the rule is installed; `stabilize` then never goes
-// quiet, and `run for=D` is the way to let time pass.
+// are held too while the rule is installed, and they count as messages
+// sent: `stabilize` goes quiet only in a gap between them (its output
+// says how many messages are held), so `run for=D` is the way to let a
+// known amount of time pass while messages are held.
 //
 // Inspection:
 //

@@ -104,3 +104,25 @@ func TestSameScriptSameTrace(t *testing.T) {
 		t.Errorf("two runs of one script differ:\n%s\n---\n%s", a, b)
 	}
 }
+
+// TestStabilizeWithHeldRetransmissions: stabilize stops at the first quiet
+// step — here a gap between retransmissions that back off — and says how
+// many messages it left held; once they flow it goes quiet with none.
+func TestStabilizeWithHeldRetransmissions(t *testing.T) {
+	st := &state{t: t}
+	for _, l := range []string{"sim protocol=cops", "session name=alice dc=a", "hold kind=Replicate to=c", "put alice key=X value=x1"} {
+		mustRun(t, st, l)
+	}
+	if got := mustRun(t, st, "stabilize step=5s limit=5s"); got != "not quiet at 5.001s (4 held)\n" {
+		t.Errorf("stabilize for one 5s step = %q, want not quiet, 4 held (the send and 3 retries)", got)
+	}
+	got := mustRun(t, st, "stabilize")
+	if !strings.HasPrefix(got, "quiet at ") || !strings.Contains(got, " held)") {
+		t.Errorf("stabilize with a held, retransmitted Replicate = %q", got)
+	}
+	mustRun(t, st, "unhold")
+	mustRun(t, st, "deliver")
+	if got := mustRun(t, st, "stabilize"); !strings.HasPrefix(got, "quiet at ") || strings.Contains(got, "held") {
+		t.Errorf("stabilize after delivery = %q", got)
+	}
+}
