@@ -22,15 +22,16 @@ unit:
 
 ## seeds: the randomized runs; the small-key-space ones with the protocols'
 ## self-checks compiled in (-tags causeway_invariants, internal/invariants:
-## about 1.7x slower), the heavy-load ones without (the checks walk a node's
-## whole state after every input).
+## karma's about 1.7x slower), the heavy-load ones without (karma's checks
+## walk a node's whole state after every input).
 seeds:
 	$(GO) test -count=1 -timeout 20m -tags causeway_invariants -run 'RandomFaults|ZoneFaults' ./bench/
 	$(GO) test -count=1 -timeout 20m -run 'IsCaught|HeavyLoad|StaysAvailable' ./bench/
 
 ## seeds-long: the zone-fault runs of the Karma family over SEEDS seeds
 ## (200) with self-checks and quiescence invariants: a failing seed prints
-## its shrunk replay. Not part of make test (about an hour on 2 cores).
+## its shrunk replay. Not part of make test (about 15 CPU-minutes; 35
+## minutes on 2 busy cores).
 SEEDS ?= 200
 seeds-long:
 	CAUSEWAY_SEEDS=$(SEEDS) $(GO) test -count=1 -timeout 180m -tags causeway_invariants -v -run 'ZoneFaults' ./bench/
