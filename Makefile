@@ -30,7 +30,7 @@ seeds:
 
 ## seeds-long: the zone-fault runs of the Karma family over SEEDS seeds
 ## (200) with self-checks and quiescence invariants: a failing seed prints
-## its shrunk replay. Not part of make test (about 15 CPU-minutes; 35
+## its shrunk replay. Not part of make test (about 20 CPU-minutes; 35
 ## minutes on 2 busy cores).
 SEEDS ?= 200
 seeds-long:
