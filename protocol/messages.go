@@ -30,7 +30,9 @@ func (p Priority) String() string {
 // others in a node's service queue. A runtime that queues inputs (the
 // simulator with a service time) asks it for the priority of every message
 // it queues; timers are always PriorityHigh. Priority must depend on the
-// message alone.
+// message alone. Priorities matter only where inputs wait: in the
+// simulator with a service time; the live runtimes serve each node's
+// inputs in arrival order.
 type Prioritizer interface {
 	Priority(body proto.Message) Priority
 }
