@@ -24,8 +24,9 @@ type Observer interface {
 	// without the wire codec's framing (type URL, lengths), so that
 	// wan_bytes measures what a protocol ships, not how it is named.
 	MessageSent(now time.Duration, from, to protocol.NodeID, bytes int)
-	// Visible is called when a node reports that a write became readable.
-	Visible(now time.Duration, node protocol.NodeID, key string, value []byte)
+	// Visible is called when a node reports that a write became readable
+	// (v.Value is nil at a metadata-only replica, which reports v.Version).
+	Visible(now time.Duration, node protocol.NodeID, v protocol.Visibility)
 }
 
 // NopObserver ignores everything.
@@ -35,4 +36,4 @@ type NopObserver struct{}
 func (NopObserver) MessageSent(time.Duration, protocol.NodeID, protocol.NodeID, int) {}
 
 // Visible implements Observer.
-func (NopObserver) Visible(time.Duration, protocol.NodeID, string, []byte) {}
+func (NopObserver) Visible(time.Duration, protocol.NodeID, protocol.Visibility) {}

@@ -231,7 +231,7 @@ type bytesSeen struct{ sizes []int }
 func (b *bytesSeen) MessageSent(_ time.Duration, _, _ protocol.NodeID, n int) {
 	b.sizes = append(b.sizes, n)
 }
-func (b *bytesSeen) Visible(time.Duration, protocol.NodeID, string, []byte) {}
+func (b *bytesSeen) Visible(time.Duration, protocol.NodeID, protocol.Visibility) {}
 
 func TestWANBytesArePayloadBytes(t *testing.T) {
 	obs := &bytesSeen{}
