@@ -65,20 +65,15 @@ type CostModel struct {
 	Roles map[protocol.Role]float64 `yaml:"roles"`
 	// Kinds maps a message kind to its class. A kind is the message's
 	// protobuf name, full ("causeway.karma.v1.RingPut") or short
-	// ("RingPut"); the full name is looked up first, so protocols whose
-	// short names collide can be told apart. Unlisted kinds are ClassOther.
+	// ("RingPut", as Kind returns it); the full name is looked up first,
+	// so protocols whose short names collide can be told apart. Unlisted
+	// kinds are ClassOther.
 	Kinds map[string]Class `yaml:"kinds"`
 	// Classes is each class's factor; an unlisted class has factor 1.
 	Classes map[Class]float64 `yaml:"classes"`
 	// PerKB is what 1000 payload bytes of a message add, whatever the
 	// node's scale.
 	PerKB float64 `yaml:"per_kb"`
-}
-
-// MessageKind is the kind of a message for the cost model and traces: its
-// protobuf message's short name ("RingPut").
-func MessageKind(body proto.Message) string {
-	return string(body.ProtoReflect().Descriptor().Name())
 }
 
 // Validate reports a factor that is negative or not finite, or a class
