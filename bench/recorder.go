@@ -29,6 +29,9 @@ type Recorder struct {
 	vis      *hdrhistogram.Histogram
 	writes   map[string]*visState // value ID -> visibility progress
 	timeline *timeline            // nil unless RecordTimeline was called
+	// gets counts successful single-key gets, getData those that
+	// returned data (a loaded or a written value).
+	gets, getData int64
 }
 
 // visState follows one write until every replica has it.
@@ -129,6 +132,12 @@ func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end tim
 		r.lat[req.Op] = h
 	}
 	_ = h.RecordValue(max(1, (end - start).Microseconds()))
+	if req.Op == protocol.OpGet {
+		r.gets++
+		if rep.Value != nil {
+			r.getData++
+		}
+	}
 	var written []protocol.KV
 	switch req.Op {
 	case protocol.OpPut:
@@ -159,6 +168,10 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	if r.ok > 0 {
 		f := round3(float64(r.local) / float64(r.ok))
 		res.LocalFraction = &f
+	}
+	if r.gets > 0 {
+		f := round3(float64(r.getData) / float64(r.gets))
+		res.GetDataFraction = &f
 	}
 	if r.vis.TotalCount() > 0 {
 		res.VisibilityMs = &Percentiles{P50: usToMs(r.vis.ValueAtQuantile(50)), P99: usToMs(r.vis.ValueAtQuantile(99))}

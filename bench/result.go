@@ -43,18 +43,22 @@ type CheckResult struct {
 // Result is one run, as design.md's result JSON. Metrics that do not apply
 // are absent, never zero.
 type Result struct {
-	Protocol        string             `json:"protocol"`
-	Guarantee       string             `json:"guarantee"`
-	Topology        string             `json:"topology"`
-	Workload        string             `json:"workload"`
-	Seed            uint64             `json:"seed"`
-	Runtime         string             `json:"runtime"`
-	DurationS       float64            `json:"duration_s"`
-	Clients         int                `json:"clients"`
-	Ops             int64              `json:"ops"`
-	ThroughputOpsS  float64            `json:"throughput_ops_s"`
-	LatencyMs       map[string]Latency `json:"latency_ms"`
-	LocalFraction   *float64           `json:"local_fraction,omitempty"`
+	Protocol       string             `json:"protocol"`
+	Guarantee      string             `json:"guarantee"`
+	Topology       string             `json:"topology"`
+	Workload       string             `json:"workload"`
+	Seed           uint64             `json:"seed"`
+	Runtime        string             `json:"runtime"`
+	DurationS      float64            `json:"duration_s"`
+	Clients        int                `json:"clients"`
+	Ops            int64              `json:"ops"`
+	ThroughputOpsS float64            `json:"throughput_ops_s"`
+	LatencyMs      map[string]Latency `json:"latency_ms"`
+	LocalFraction  *float64           `json:"local_fraction,omitempty"`
+	// GetDataFraction is the share of successful single-key gets that
+	// returned data (a loaded or a written value) rather than nothing;
+	// read_txn reads are not counted. Absent when no get succeeded.
+	GetDataFraction *float64           `json:"get_data_fraction,omitempty"`
 	VisibilityMs    *Percentiles       `json:"visibility_ms,omitempty"`
 	ProtocolMetrics map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes        *int64             `json:"wan_bytes,omitempty"`
