@@ -113,3 +113,58 @@ func TestHistoryOpLoaded(t *testing.T) {
 		t.Errorf("read_txn recorded as %v", op.Reads)
 	}
 }
+
+// TestYCSBDAndF checks the two YCSB workloads whose operations are not
+// plain gets and puts, run through the simulator: F's read-modify-write is
+// recorded as a get then a put of the same key by the same session; D
+// inserts keys beyond the loaded records and reads mostly the latest keys,
+// which hold data (loaded or inserted).
+func TestYCSBDAndF(t *testing.T) {
+	for _, name := range []string{"ycsb-f", "ycsb-d"} {
+		t.Run(name, func(t *testing.T) {
+			spec := loadSpec(t, "cops")
+			w, err := workload.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Workload = w
+			var hist bytes.Buffer
+			spec.History = &hist
+			res, err := RunSim(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Check.OK || res.GetDataFraction == nil || *res.GetDataFraction < 0.95 {
+				t.Fatalf("check ok %v, get_data_fraction %v", res.Check.OK, res.GetDataFraction)
+			}
+			h, err := history.Parse(bytes.NewReader(hist.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := map[string]history.Op{}
+			puts, inserts := 0, 0
+			for _, op := range h.Ops {
+				if op.Op == "put" {
+					puts++
+					prev, ok := last[op.Session]
+					if name == "ycsb-f" && (!ok || prev.Op != "get" || prev.Key != op.Key) {
+						t.Fatalf("session %s: put %s not right after a get of it (previous %+v)", op.Session, op.Key, prev)
+					}
+					if op.Key >= workload.Key(int64(w.RecordCount)) {
+						inserts++
+					}
+				}
+				last[op.Session] = op
+			}
+			if puts == 0 {
+				t.Fatal("no puts")
+			}
+			if name == "ycsb-d" && inserts != puts {
+				t.Errorf("ycsb-d: %d of %d puts insert beyond the loaded records", inserts, puts)
+			}
+			if name == "ycsb-f" && inserts != 0 {
+				t.Errorf("ycsb-f: %d puts beyond the loaded records", inserts)
+			}
+		})
+	}
+}
