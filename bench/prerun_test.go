@@ -63,7 +63,9 @@ func TestPreRunValues(t *testing.T) {
 	x := workload.MakeValue("r1-c0-2", 20)
 	earlier := workload.MakeValue("r0-c3-9", 20) // an earlier run's write of k2
 	get := func(key string) protocol.Request { return protocol.Request{Op: protocol.OpGet, Key: key} }
-	put := func(key string, v []byte) protocol.Request { return protocol.Request{Op: protocol.OpPut, Key: key, Value: v} }
+	put := func(key string, v []byte) protocol.Request {
+		return protocol.Request{Op: protocol.OpPut, Key: key, Value: v}
+	}
 	got := func(v []byte) protocol.Reply { return protocol.Reply{Op: protocol.OpGet, Value: v} }
 	type step = struct {
 		s   string
