@@ -3,11 +3,29 @@
 //
 // A Workload describes an operation mix, a key space and a key popularity
 // distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
-// ycsb-f, ycsb-95-5) and any "ycsb-R-W" read/update mix. Each client of a
-// run gets its own Client, which turns a seeded *rand.Rand into a
-// deterministic sequence of protocol.Requests. Every value a client writes
-// is unique across the run: it starts with the ID "<session>-<seq>", which
-// ValueID recovers, so a checker can tell which write a read observed.
+// ycsb-f, ycsb-95-5, read-txn, write-txn, txn) and any "ycsb-R-W"
+// read/update mix. Each client of a run gets its own Client, which turns a
+// seeded *rand.Rand into a deterministic sequence of protocol.Requests.
+// Every value a client writes is unique across the run: it starts with the
+// ID "<session>-<seq>", which ValueID recovers, so a checker can tell which
+// write a read observed.
+//
+// Popularity: zipfian (scrambled, as YCSB) and latest take any zipf
+// constant ≥ 0.5 (Workload.ZipfConstant; K2 uses 1.2 and 1.4): YCSB's
+// generator for its default 0.99, an exact rejection-inversion sampler for
+// any other (zipf.go). YCSB D inserts keys beyond the records and reads
+// the latest; F's read-modify-write is a get then a put of the same key.
+// Multi-key operations (read_txn, write_txn) touch TxnKeys distinct keys.
+//
+// Placement: a client given an oracle (Client.SetPlacement, "is this key
+// stored in my DC") draws, for a workload with LocalKeys, only local keys,
+// except a RemoteFraction of operations whose keys are all remote (C3's
+// local and remote modes); redraws are bounded, so it never hangs.
+//
+// Load phase: Dataset describes the initial records, Key(0) ..
+// Key(RecordCount-1), each with a loaded value derived from its key
+// (protocol.Dataset). The simulator serves them without storing them;
+// `causeway load` writes them to a live cluster.
 package workload
 
 import (
