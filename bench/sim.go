@@ -50,6 +50,9 @@ type SimSpec struct {
 	// Sessions start spread over the first interval. 0: a closed loop that
 	// issues the next operation as soon as the last one completes.
 	ClientRate float64
+	// NoLoad skips the load phase: keys start absent instead of holding
+	// the workload's loaded values (Workload.Dataset).
+	NoLoad bool
 }
 
 // progressSteps is how many times a run reports progress.
@@ -70,7 +73,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
-		Faults: spec.Faults, Observer: rec,
+		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(),
 	})
 	if err != nil {
 		return nil, err
@@ -91,6 +94,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 			return nil, err
 		}
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
+		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
 		var next func()
 		next = func() {
 			if stopped {
@@ -164,6 +168,14 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	res.Check = checkRun(h, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
 	return res, nil
+}
+
+// loaded returns the dataset the run starts with, nil with NoLoad.
+func (spec SimSpec) loaded() *protocol.Dataset {
+	if spec.NoLoad {
+		return nil
+	}
+	return spec.Workload.Dataset()
 }
 
 // checkRun runs the checker and adds the runtime's divergence findings.

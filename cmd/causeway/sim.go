@@ -32,6 +32,7 @@ type simFlags struct {
 	faults                       string
 	records                      int
 	distribution                 string
+	wl                           workloadFlags
 }
 
 func (f *simFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,8 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
 	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
+	f.wl.register(cmd)
+	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
 }
 
 // spec resolves names into a bench.SimSpec.
@@ -68,16 +71,16 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	if f.distribution != "" {
 		w.Distribution = f.distribution
-		if err := w.Validate(); err != nil {
-			return bench.SimSpec{}, err
-		}
+	}
+	if w, err = f.wl.apply(w); err != nil {
+		return bench.SimSpec{}, err
 	}
 	clients := f.clients
 	if clients <= 0 {
 		clients = f.clientsPerDC * len(t.Datacenters)
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
-		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout}
+		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}

@@ -139,6 +139,8 @@ type server struct {
 	seen    map[string]bool                     // depKey -> committed here (causal mode)
 	waiters map[string]map[protocol.NodeID]bool // depKey -> dep checks waiting here
 	ticking bool
+	// loaded is the dataset the run starts with (nil: none).
+	loaded *protocol.Dataset
 }
 
 func depKey(key string, version uint64) string { return key + "@" + strconv.FormatUint(version, 16) }
@@ -146,7 +148,8 @@ func depKey(key string, version uint64) string { return key + "@" + strconv.Form
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
-		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{}}
+		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{},
+		loaded: cfg.Loaded}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -244,7 +247,12 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.GetRequest:
-		e := s.store[b.Key]
+		e, ok := s.store[b.Key]
+		if !ok {
+			// A loaded record never written: its loaded value, at version
+			// 0, below every written version.
+			e.value = s.loaded.Value(b.Key)
+		}
 		r.Send(s.id, m.From, &pb.GetReply{ReqId: b.ReqId, Value: e.value, Version: e.version})
 	case *pb.PutRequest:
 		s.put(now, m.From, b, &r)

@@ -588,7 +588,7 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 	}
 	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
-	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0, CacheHit: true})
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: found(b.Version, b.Value), CacheHit: true})
 }
 
 // ringReply completes a get from a ring: an in-flight value restricts the
@@ -627,12 +627,13 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		}
 		c.maybeNotify(now, t, r)
 	} else if g.cacheDC != "" && g.epoch != 0 {
-		// Stable, including a key never written (version 0): its absence
-		// is as cacheable as any value, and the MM invalidates it on the
-		// first write like any other.
+		// Stable, including a key never written (version 0): its loaded
+		// value, or its absence if it is not a loaded record, is as
+		// cacheable as any value, and the MM invalidates it on the first
+		// write like any other.
 		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq, Clock: c.lc.now})
 	}
-	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: found(b.Version, b.Value),
 		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
@@ -641,3 +642,8 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
 	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
 }
+
+// found reports whether a read of version with value returned data: a
+// written version, or a loaded record's value at version 0 (see
+// protocol.Dataset).
+func found(version uint64, value []byte) bool { return version > 0 || value != nil }

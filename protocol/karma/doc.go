@@ -69,8 +69,9 @@
 // measured latency (§6.2's monitor). The MM answers with the version and
 // whether it is in flight. An in-flight value binds the thread to that ring
 // (a DRR tied to the (key, version)); a stable one — a never-written key's
-// absence included, as for the paper's loaded records — is filled into the
-// DC cache, and the MM adds the DC to the key's cached-at set.
+// loaded value (protocol.Dataset, version 0) or absence included — is
+// filled into the DC cache, and the MM adds the DC to the key's cached-at
+// set.
 //
 // Restrictions that no buffered write of the thread will lift (a read-only
 // thread's, or those taken since its last put) are lifted by notify-after

@@ -81,7 +81,7 @@ type middleMan struct {
 	// After a restart the sets are lost (restarted): a key's set is known
 	// again (cachedAtKnown) once its first write has invalidated every DC,
 	// since any cache may hold it from before, written or not (caches keep
-	// a never-written key's absence too).
+	// a never-written key's loaded value, or its absence, too).
 	cachedAt      map[string]map[string]bool
 	restarted     bool
 	cachedAtKnown map[string]bool
@@ -94,6 +94,9 @@ type middleMan struct {
 	storedWaiters map[string]map[protocol.NodeID]bool
 	inval         map[string]*invalidation // by depKey of the write
 	ticking       bool
+	// loaded is the dataset the run starts with (nil: none): a read of a
+	// loaded key's version 0 returns its loaded value.
+	loaded *protocol.Dataset
 }
 
 func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
@@ -102,7 +105,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, storedWaiters: map[string]map[protocol.NodeID]bool{},
-		inval: map[string]*invalidation{}}
+		inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
 	}
@@ -228,6 +231,12 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) 
 			r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(m.ring), Clock: m.lc.now, TooOld: true})
 			return
 		}
+	}
+	if o.version == 0 {
+		// Never written (at that time): the loaded value, if the key is
+		// a record, else absence. Either is in every ring from the start,
+		// so stable.
+		o.value = m.loaded.Value(b.Key)
 	}
 	inFlight := o.version > m.stable[b.Key]
 	if !inFlight && b.CacheDc != "" && m.p.mode.Caches && !b.Txn {

@@ -204,7 +204,7 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 				r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(tx.ring)}}, true)
 			}
 		}
-		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: rd.version > 0})
+		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: found(rd.version, rd.value)})
 	}
 	r.Send(c.id, tx.from, rep)
 }

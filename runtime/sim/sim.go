@@ -67,6 +67,10 @@ type Config struct {
 	Faults faults.Schedule
 	// Observer is told about messages and visibility (optional).
 	Observer runtime.Observer
+	// Loaded is the dataset every server node starts with (optional; see
+	// protocol.Dataset): the simulator's load phase, free of memory per
+	// key.
+	Loaded *protocol.Dataset
 }
 
 // Stats counts what the network did.
@@ -457,7 +461,7 @@ func (s *Sim) startNode(n *simNode) {
 	n.busyUntil, n.waking = 0, false
 	n.queue.reset()
 	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Incarnation: uint64(n.inc),
-		Topology: s.topo, Storage: n.engine, Rand: n.rng})
+		Topology: s.topo, Storage: n.engine, Rand: n.rng, Loaded: s.cfg.Loaded})
 	s.apply(n, n.sm.Start(s.localNow(n)))
 }
 
