@@ -87,7 +87,7 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	switch f.faults {
 	case "":
 	case "random":
-		spec.Faults = faults.Random(sim.NewRand(f.seed, "fault-schedule"), t, f.duration)
+		spec.Faults = faults.Random(sim.NewRand(f.seed, "fault-schedule"), t, p.Nodes(t), f.duration)
 	default:
 		spec.Faults, err = faults.Load(f.faults, t)
 		if err != nil {

@@ -62,12 +62,13 @@ func (p *Protocol) Validate(t *topology.Topology) error {
 // serverName names the i-th storage server of a DC.
 func serverName(i int) string { return "s" + strconv.Itoa(i) }
 
-// Nodes implements protocol.Protocol: Servers storage servers per DC.
+// Nodes implements protocol.Protocol: Servers storage servers per DC, all
+// of RoleStorage.
 func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, d := range t.Datacenters {
 		for i := 0; i < d.Servers; i++ {
-			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, serverName(i))})
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, serverName(i)), Role: protocol.RoleStorage})
 		}
 	}
 	return out

@@ -24,6 +24,11 @@
 //     buffer (WB) and dynamic ring restrictions (DRR) (coordinator.go), and
 //     cache nodes "DC/cache<i>" (cache.go, karma only).
 //
+// Each node's protocol.Role says which of these it is (NewNode builds it
+// from the role, not from its name): storage servers with their MMs are
+// RoleStorage (the MM is not a node of its own), CCs RoleCoordinator, and
+// caches RoleCache.
+//
 // A client session (a client thread) is served by one CC of its DC, chosen
 // by hashing its name (session.go).
 //

@@ -165,6 +165,7 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("live: storage of node %s: %w", spec.ID, err)
 		}
 		n := rt.newNode("node", spec.ID)
+		n.role = spec.RoleOrStorage()
 		n.engine = eng
 		rt.nodes[spec.ID] = n
 		rt.servers = append(rt.servers, n)
@@ -172,7 +173,7 @@ func Start(cfg Config) (*Runtime, error) {
 	// Every node exists (and is addressable) before any of them runs. The
 	// clock starts now, so that creating the nodes does not eat into it.
 	for _, n := range rt.servers {
-		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Topology: rt.topo, Storage: n.engine, Rand: n.rng})
+		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Topology: rt.topo, Storage: n.engine, Rand: n.rng})
 	}
 	rt.start = time.Now()
 	for _, n := range rt.servers {

@@ -532,6 +532,28 @@ func TestNodeRandomnessIsSeeded(t *testing.T) {
 	}
 }
 
+// TestNodesGetTheirRole: each node is created with its NodeSpec's role,
+// RoleStorage when the spec names none.
+func TestNodesGetTheirRole(t *testing.T) {
+	var mu sync.Mutex
+	got := map[protocol.NodeID]protocol.Role{}
+	roles := map[string]protocol.Role{"a": protocol.RoleCoordinator, "b": "", "c": protocol.RoleCache}
+	p := &scripted{roleOf: func(dc string) protocol.Role { return roles[dc] },
+		onNew: func(n *scriptNode, cfg protocol.NodeConfig) {
+			mu.Lock()
+			got[cfg.ID] = cfg.Role
+			mu.Unlock()
+		}}
+	rt := start(t, Config{Protocol: p})
+	if err := rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[protocol.NodeID]protocol.Role{id("a"): protocol.RoleCoordinator, id("b"): protocol.RoleStorage, id("c"): protocol.RoleCache}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("nodes created with roles %v, want %v", got, want)
+	}
+}
+
 func TestStartValidates(t *testing.T) {
 	if _, err := Start(Config{Protocol: &scripted{}}); err == nil {
 		t.Error("Start without a topology succeeded")

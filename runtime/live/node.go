@@ -18,6 +18,7 @@ type node struct {
 	rt      *Runtime
 	id      protocol.NodeID
 	dc      string
+	role    protocol.Role // the NodeSpec's role; empty for sessions
 	session bool
 	sm      protocol.Node
 	engine  storage.Engine // nil for sessions

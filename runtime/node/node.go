@@ -155,6 +155,10 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		return fmt.Errorf("node: %w", err)
 	}
 	id := protocol.NodeID(nodeID)
+	spec, ok := protocol.FindNode(p.Nodes(cfg.Topology), id)
+	if !ok {
+		return fmt.Errorf("node: protocol %s has no node %q on topology %s", p.Name(), nodeID, cfg.Topology.Name)
+	}
 	log := logger.With("node", nodeID)
 
 	var serverTLS, clientTLS *tls.Config
@@ -185,7 +189,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
 	h.m = &machine{
 		id:      id,
-		sm:      p.NewNode(protocol.NodeConfig{ID: id, Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
+		sm:      p.NewNode(protocol.NodeConfig{ID: id, Role: spec.RoleOrStorage(), Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
 		clock:   newClock(cfg.Epoch),
 		box:     h.box,
 		log:     log,

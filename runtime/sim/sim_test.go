@@ -301,7 +301,7 @@ func TestSameSeedSameRun(t *testing.T) {
 		e := newEcho()
 		topo := local3(t)
 		s, _ := New(Config{Topology: topo, Protocol: e, Seed: seed, Jitter: 5 * time.Millisecond,
-			Faults: faults.Random(NewRand(seed, "fault-schedule"), topo, 10*time.Second)})
+			Faults: faults.Random(NewRand(seed, "fault-schedule"), topo, e.Nodes(topo), 10*time.Second)})
 		for i := 0; i < 6; i++ {
 			c, _ := s.AddSession(topo.DCNames()[i%3], fmt.Sprintf("c%d", i))
 			var next func(int)
