@@ -122,11 +122,11 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.LocalFraction = r.all.localFraction()
 	res.AllLocalFraction = r.all.allLocalFraction()
 	r.vis.fill(&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs)
+	if r.gets > 0 {
+		f := round3(float64(r.getData) / float64(r.gets))
+		res.GetDataFraction = &f
+	}
 	if tg, isTagger := r.proto.(protocol.Tagger); isTagger && ok > 0 {
-		if r.gets > 0 {
-			f := round3(float64(r.getData) / float64(r.gets))
-			res.GetDataFraction = &f
-		}
 		res.ProtocolMetrics = map[string]float64{}
 		for _, t := range tg.Tags() {
 			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(ok))
