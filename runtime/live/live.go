@@ -150,6 +150,7 @@ func Start(cfg Config) (*Runtime, error) {
 			_ = n.engine.Close()
 		}
 	}
+	var roles []protocol.Role // of rt.servers
 	for _, spec := range cfg.Protocol.Nodes(cfg.Topology) {
 		if _, dup := rt.nodes[spec.ID]; dup {
 			closeAll()
@@ -166,13 +167,26 @@ func Start(cfg Config) (*Runtime, error) {
 		}
 		n := rt.newNode("node", spec.ID)
 		n.engine = eng
+		role := spec.Role
+		if role == "" {
+			role = protocol.RoleStorage
+		}
+		roles = append(roles, role)
 		rt.nodes[spec.ID] = n
 		rt.servers = append(rt.servers, n)
 	}
 	// Every node exists (and is addressable) before any of them runs. The
 	// clock starts now, so that creating the nodes does not eat into it.
-	for _, n := range rt.servers {
-		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Topology: rt.topo, Storage: n.engine, Rand: n.rng})
+	for i, n := range rt.servers {
+		// A node started on storage an earlier runtime used is a restart:
+		// its engine keeps the boot counter (runtime.NextIncarnation).
+		inc, err := runtime.NextIncarnation(n.engine)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("live: node %s: %w", n.id, err)
+		}
+		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: roles[i], Incarnation: inc,
+			Topology: rt.topo, Storage: n.engine, Rand: n.rng})
 	}
 	rt.start = time.Now()
 	for _, n := range rt.servers {
