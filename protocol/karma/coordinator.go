@@ -98,7 +98,7 @@ type coordinator struct {
 	index  uint64      // among all CCs, for versions
 	vc     commitClock // Lamport counter of write versions, leased like lc
 	lc     commitClock
-	nextID uint64 // write-buffer entry and request ids
+	nextID uint64 // write-buffer entry and request ids (firstID)
 
 	threads map[string]*threadState
 	entries map[uint64]*wbEntry // by RingPut.id
@@ -113,7 +113,7 @@ type coordinator struct {
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
-		est: map[string]time.Duration{}, nextID: 1, vc: commitClock{key: versionClockKey},
+		est: map[string]time.Duration{}, nextID: firstID(cfg.Incarnation), vc: commitClock{key: versionClockKey},
 		ackRTT: make([]rttEstimate, len(cfg.Topology.Rings()))}
 	i := uint64(0)
 	for _, d := range cfg.Topology.Datacenters {
@@ -166,6 +166,18 @@ func (c *coordinator) recover(st storage.Reader) {
 		return nil
 	})
 }
+
+// idIncarnationShift places a node's incarnation in the high bits of the
+// ids it hands out and later matches replies against (a CC's write-buffer
+// entry and request ids): ids never repeat across incarnations
+// (protocol.NodeConfig), so a reply or acknowledgement addressed to an
+// earlier incarnation of the CC matches nothing. 2^40 ids per incarnation
+// will not run out.
+const idIncarnationShift = 40
+
+// firstID is the first id incarnation inc hands out (incarnation 0, from
+// a runtime that does not count, behaves as before: ids from 1).
+func firstID(inc uint64) uint64 { return inc<<idIncarnationShift | 1 }
 
 func (c *coordinator) thread(name string) *threadState {
 	t := c.threads[name]
@@ -348,8 +360,8 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 // acknowledgements arrive out of order.
 func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.Ready) {
 	e := c.entries[b.Id]
-	if e == nil || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
-		return
+	if e == nil || e.put.Key != b.Key || e.put.Version != b.Version || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
+		return // not this entry's acknowledgement, or a duplicate
 	}
 	e.acked[b.Ring] = true
 	c.ackRTT[b.Ring].acked(now)
@@ -570,10 +582,10 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 
 func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *protocol.Ready) {
 	t := c.threads[c.reqs[b.ReqId]]
-	delete(c.reqs, b.ReqId)
-	if t == nil || t.get == nil || !t.get.inCache || t.get.ringReq != b.ReqId {
+	if t == nil || t.get == nil || !t.get.inCache || t.get.ringReq != b.ReqId || t.get.key != b.Key {
 		return
 	}
+	delete(c.reqs, b.ReqId)
 	g := t.get
 	if !b.Hit {
 		g.epoch, g.seq = b.Epoch, b.Seq
@@ -595,10 +607,10 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 // thread to that ring; a stable one may fill the DC cache.
 func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protocol.Ready) {
 	t := c.threads[c.reqs[b.ReqId]]
-	delete(c.reqs, b.ReqId)
-	if t == nil || t.get == nil || t.get.inCache || !t.get.attempts[b.ReqId] {
+	if t == nil || t.get == nil || t.get.inCache || !t.get.attempts[b.ReqId] || t.get.key != b.Key {
 		return
 	}
+	delete(c.reqs, b.ReqId)
 	g := t.get
 	t.get = nil
 	for id := range g.attempts {

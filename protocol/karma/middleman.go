@@ -314,7 +314,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	}
 	switch {
 	case !b.Notify && m.committed[wk]:
-		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
+		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key, Version: b.Version})
 		return
 	case m.inval[wk] != nil:
 		m.inval[wk].from, m.inval[wk].id = from, b.Id // ack the latest sender
@@ -407,7 +407,7 @@ func addWaiter(w map[string]map[protocol.NodeID]bool, dk string, from protocol.N
 func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Ready) {
 	b := w.msg
 	if b.Notify {
-		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
+		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key})
 		return
 	}
 	if b.Version > m.store[b.Key].version {
@@ -470,7 +470,7 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
 	}
 	delete(m.waiters, dk)
-	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now})
+	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now, Key: key, Version: version})
 }
 
 // marshal encodes a generated message (it cannot fail).
