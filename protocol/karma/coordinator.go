@@ -74,6 +74,9 @@ type threadState struct {
 	drr        map[string]*pb.Dep
 	notify     *wbEntry
 	lastNotify time.Duration
+	// moving: a resumed session asked for this thread (token.go); under
+	// COPS-PR only this makes its in-flight reads worth a notify-after.
+	moving bool
 	get        *pendingGet
 	txn        *pendingTxn
 	// maxSeen is the highest version the thread has read from a ring or
@@ -214,7 +217,7 @@ func (c *coordinator) busy() bool {
 		return true
 	}
 	for _, t := range c.threads {
-		if t.get != nil || t.txn != nil || len(t.drr) > 0 {
+		if t.get != nil || t.txn != nil || len(t.drr) > 0 && c.notifies(t) {
 			return true
 		}
 	}
@@ -261,7 +264,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	case *pb.ClientTxn:
 		c.txnStart(now, m.From, b, &r)
 	case *pb.MigrateReq:
-		c.migrate(m.From, b, &r)
+		c.migrate(now, m.From, b, &r)
 	case *pb.ClientAdopt:
 		c.adopt(m.From, b, &r)
 	case *pb.RingPutAck:
@@ -417,7 +420,7 @@ func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
 // one that read in-flight values since its last put. At most one is in
 // flight per thread, and one starts at most every NotifyEvery.
 func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol.Ready) {
-	if len(t.drr) == 0 || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
+	if len(t.drr) == 0 || !c.notifies(t) || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
 		return
 	}
 	deps := t.deps()
@@ -427,6 +430,15 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 	t.notify = e
 	c.propagate(now, t, r)
 }
+
+// notifies reports whether the thread's in-flight reads are to be
+// confirmed by notify-after. Under COPS-PR they restrict nothing (the
+// thread is bound to its DC's ring anyway): they are only the put-after
+// dependencies of its next write, which a COPS client keeps in its context
+// until a put carries them (§1, §5), so no notify-after is sent — except
+// for a thread moving to another DC, whose history must be complete first
+// (token.go).
+func (c *coordinator) notifies(t *threadState) bool { return !c.p.mode.OwnRing || t.moving }
 
 // uncovered reports whether the thread holds a restriction that no write
 // in its write buffer carries as a dependency (and so would lift).
