@@ -74,11 +74,11 @@ type threadState struct {
 	drr        map[string]*pb.Dep
 	notify     *wbEntry
 	lastNotify time.Duration
+	get        *pendingGet
+	txn        *pendingTxn
 	// moving: a resumed session asked for this thread (token.go); under
 	// COPS-PR only this makes its in-flight reads worth a notify-after.
 	moving bool
-	get        *pendingGet
-	txn        *pendingTxn
 	// maxSeen is the highest version the thread has read from a ring or
 	// cache: every write in its causal past has a version at most this.
 	maxSeen uint64
