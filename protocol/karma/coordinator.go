@@ -111,11 +111,16 @@ type coordinator struct {
 	// acknowledged, which sets when it is sent again.
 	ackRTT  []rttEstimate
 	ticking bool
+	// The ring latency monitor (probe.go): probes awaiting answers by id,
+	// whether its rounds run, and the time of the last client operation.
+	pending map[uint64]pendingProbe
+	probing bool
+	lastOp  time.Duration
 }
 
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
-		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
+		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{}, pending: map[uint64]pendingProbe{},
 		est: map[string]time.Duration{}, nextID: firstID(cfg.Incarnation), vc: commitClock{key: versionClockKey},
 		ackRTT: make([]rttEstimate, len(cfg.Topology.Rings()))}
 	i := uint64(0)
@@ -232,9 +237,13 @@ func (c *coordinator) armTimer(r *protocol.Ready) {
 }
 
 // Tick implements protocol.Node: retransmissions, get timeouts and
-// notify-after write insertion.
-func (c *coordinator) Tick(now time.Duration, _ uint64) protocol.Ready {
+// notify-after write insertion, or a probe round (probe.go).
+func (c *coordinator) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == probeToken {
+		c.probeRound(now, &r)
+		return r
+	}
 	c.ticking = false
 	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
 		t := c.threads[name]
@@ -258,11 +267,16 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.ClientPut:
+		c.clientOp(now, &r)
 		c.put(now, m.From, b, &r)
 	case *pb.ClientGet:
+		c.clientOp(now, &r)
 		c.get(now, m.From, b, &r)
 	case *pb.ClientTxn:
+		c.clientOp(now, &r)
 		c.txnStart(now, m.From, b, &r)
+	case *pb.ProbeResp:
+		c.probeResp(now, m.From, b)
 	case *pb.MigrateReq:
 		c.migrate(now, m.From, b, &r)
 	case *pb.ClientAdopt:

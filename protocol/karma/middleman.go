@@ -185,6 +185,8 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)
+	case *pb.ProbeReq:
+		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
 		switch {
