@@ -24,6 +24,11 @@
 // Config.Seed and its ID exactly as in the simulator; the timing of a live
 // run is of course not reproducible.
 //
+// A server node's incarnation (protocol.NodeConfig.Incarnation) is the
+// boot counter kept in its storage engine (runtime.NextIncarnation): 1 on
+// the default fresh engines, one more each time a runtime starts on an
+// engine an earlier one used.
+//
 // Client sessions are added with NewSession; Session.Do runs one operation
 // and waits for its reply, Session.SubmitAsync is the callback form for
 // load generators. Stop ends every goroutine and closes the engines.
