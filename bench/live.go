@@ -181,7 +181,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				if err != nil {
 					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrTimeout}
 				}
-				rec.Done(req, rep, start, end)
+				rec.Done(c.dc, req, rep, start, end)
 				mu.Lock()
 				if err := hw.Write(HistoryOp(c.name, c.dc, req, rep, start, end)); err != nil && writeErr == nil {
 					writeErr = err
@@ -216,7 +216,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	res := &Result{Protocol: p.Name(), Guarantee: p.Guarantee().String(), Topology: topo.Name,
 		Workload: spec.Workload.Name, Seed: spec.Seed, Runtime: "live", DurationS: round3(elapsed.Seconds()), Clients: spec.Clients}
 	rec.fill(res, elapsed)
-	res.VisibilityMs = nil // the servers' visibility reports do not reach the clients
+	res.dropVisibility() // the servers' visibility reports do not reach the clients
 	if ceiling > 0 {
 		c := round3(ceiling)
 		f := round3(res.ThroughputOpsS / ceiling)

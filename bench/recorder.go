@@ -1,55 +1,54 @@
 package bench
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/workload"
 )
 
 // Recorder collects the metrics of one run: operation latencies, errors,
-// local fraction, visibility and network counters. It is safe for
+// local fraction, per-operation metrics, visibility (visibility.go), the
+// same broken down per DC (perdc.go) and network counters. It is safe for
 // concurrent use, so the live runtime can share it between goroutines; it
 // implements runtime.Observer.
 type Recorder struct {
 	mu       sync.Mutex
 	proto    protocol.Protocol
 	topo     *topology.Topology
-	lat      map[protocol.Op]*hdrhistogram.Histogram
+	all      *opStats
+	perDC    map[string]*dcStats // the sessions' DCs, and the writers'
 	errs     map[string]int64
 	tags     map[string]int64
-	ok       int64
-	local    int64
+	metrics  map[string]*distribution // Reply.Metrics by name
 	messages int64
 	wanBytes int64
-	vis      *hdrhistogram.Histogram
+	vis      *visHists
 	writes   map[string]*visState // value ID -> visibility progress
-	timeline *timeline            // nil unless RecordTimeline was called
-}
-
-// visState follows one write until every replica has it.
-type visState struct {
-	expected int
-	seen     []protocol.NodeID
-	last     time.Duration
-	acked    bool
-	ackAt    time.Duration
+	// versions ties a reported version to its write's value ID;
+	// pendingMeta holds metadata-only reports of versions not tied yet.
+	versions    map[verKey]string
+	pendingMeta map[verKey][]sighting
+	timeline    *timeline // nil unless RecordTimeline was called
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
 func NewRecorder(p protocol.Protocol, t *topology.Topology) *Recorder {
 	return &Recorder{
-		proto:  p,
-		topo:   t,
-		lat:    map[protocol.Op]*hdrhistogram.Histogram{},
-		errs:   map[string]int64{},
-		tags:   map[string]int64{},
-		vis:    newLatencyHist(),
-		writes: map[string]*visState{},
+		proto:       p,
+		topo:        t,
+		all:         newOpStats(),
+		perDC:       map[string]*dcStats{},
+		errs:        map[string]int64{},
+		tags:        map[string]int64{},
+		metrics:     map[string]*distribution{},
+		vis:         newVisHists(),
+		writes:      map[string]*visState{},
+		versions:    map[verKey]string{},
+		pendingMeta: map[verKey][]sighting{},
 	}
 }
 
@@ -63,72 +62,32 @@ func (r *Recorder) MessageSent(_ time.Duration, from, to protocol.NodeID, bytes 
 	r.mu.Unlock()
 }
 
-// Visible implements runtime.Observer.
-func (r *Recorder) Visible(now time.Duration, node protocol.NodeID, key string, value []byte) {
-	id := workload.ValueID(value)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.state(id, key)
-	for _, n := range st.seen {
-		if n == node {
-			return
-		}
-	}
-	st.seen = append(st.seen, node)
-	if now > st.last {
-		st.last = now
-	}
-	r.maybeDone(id, st)
-}
-
-func (r *Recorder) state(id, key string) *visState {
-	st, ok := r.writes[id]
-	if !ok {
-		st = &visState{expected: len(r.proto.Replicas(r.topo, key))}
-		r.writes[id] = st
-	}
-	return st
-}
-
-// maybeDone records the visibility of a write once it is acknowledged and
-// visible at every replica.
-func (r *Recorder) maybeDone(id string, st *visState) {
-	if !st.acked || len(st.seen) < st.expected {
-		return
-	}
-	d := st.last - st.ackAt
-	if d < 0 {
-		d = 0
-	}
-	_ = r.vis.RecordValue(max(1, d.Microseconds()))
-	delete(r.writes, id)
-}
-
-// Done records a completed client operation that started at start and
-// ended at end (runtime clock).
-func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end time.Duration) {
+// Done records a completed client operation of a session in datacenter
+// dc that started at start and ended at end (runtime clock).
+func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timeline != nil {
 		r.timeline.add(req.Op, rep.Err != protocol.OK, start, end)
 	}
+	us := (end - start).Microseconds()
+	r.all.done(req.Op, rep, us)
+	r.dc(dc).ops.done(req.Op, rep, us)
 	if rep.Err != protocol.OK {
 		r.errs[req.Op.String()]++
 		return
 	}
-	r.ok++
-	if !rep.WideArea {
-		r.local++
-	}
 	for _, t := range rep.Tags {
 		r.tags[t]++
 	}
-	h, ok := r.lat[req.Op]
-	if !ok {
-		h = newLatencyHist()
-		r.lat[req.Op] = h
+	for name, v := range rep.Metrics {
+		d, ok := r.metrics[name]
+		if !ok {
+			d = newDistribution()
+			r.metrics[name] = d
+		}
+		d.add(v)
 	}
-	_ = h.RecordValue(max(1, (end - start).Microseconds()))
 	var written []protocol.KV
 	switch req.Op {
 	case protocol.OpPut:
@@ -137,10 +96,7 @@ func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end tim
 		written = req.Writes
 	}
 	for _, kv := range written {
-		id := workload.ValueID(kv.Value)
-		st := r.state(id, kv.Key)
-		st.acked, st.ackAt = true, end
-		r.maybeDone(id, st)
+		r.acked(dc, kv, start, end)
 	}
 }
 
@@ -148,25 +104,19 @@ func (r *Recorder) Done(req protocol.Request, rep protocol.Reply, start, end tim
 func (r *Recorder) fill(res *Result, duration time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res.Ops = r.ok
+	ok := r.all.ok
+	res.Ops = ok
 	if duration > 0 {
-		res.ThroughputOpsS = round3(float64(r.ok) / duration.Seconds())
+		res.ThroughputOpsS = round3(float64(ok) / duration.Seconds())
 	}
-	res.LatencyMs = map[string]Latency{}
-	for op, h := range r.lat {
-		res.LatencyMs[op.String()] = summarize(h)
-	}
-	if r.ok > 0 {
-		f := round3(float64(r.local) / float64(r.ok))
-		res.LocalFraction = &f
-	}
-	if r.vis.TotalCount() > 0 {
-		res.VisibilityMs = &Percentiles{P50: usToMs(r.vis.ValueAtQuantile(50)), P99: usToMs(r.vis.ValueAtQuantile(99))}
-	}
-	if tg, ok := r.proto.(protocol.Tagger); ok && r.ok > 0 {
+	res.LatencyMs = r.all.latency()
+	res.LocalFraction = r.all.localFraction()
+	res.AllLocalFraction = r.all.allLocalFraction()
+	r.vis.fill(&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs)
+	if tg, isTagger := r.proto.(protocol.Tagger); isTagger && ok > 0 {
 		res.ProtocolMetrics = map[string]float64{}
 		for _, t := range tg.Tags() {
-			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(r.ok))
+			res.ProtocolMetrics[t+"_fraction"] = round3(float64(r.tags[t]) / float64(ok))
 		}
 	}
 	// Tags a protocol sets only for some operations (e.g. a transaction's
@@ -175,14 +125,21 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 		if res.ProtocolMetrics == nil {
 			res.ProtocolMetrics = map[string]float64{}
 		}
-		if _, ok := res.ProtocolMetrics[t+"_fraction"]; !ok {
-			res.ProtocolMetrics[t+"_fraction"] = round3(float64(n) / float64(max(r.ok, 1)))
+		if _, seen := res.ProtocolMetrics[t+"_fraction"]; !seen {
+			res.ProtocolMetrics[t+"_fraction"] = round3(float64(n) / float64(max(ok, 1)))
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.metrics)) {
+		if res.ProtocolMetrics == nil {
+			res.ProtocolMetrics = map[string]float64{}
+		}
+		r.metrics[name].fillMetric(res.ProtocolMetrics, name)
 	}
 	res.Errors = map[string]int64{"get": 0, "put": 0}
 	for op, n := range r.errs {
 		res.Errors[op] = n
 	}
+	r.fillPerDC(res, duration.Seconds())
 	if r.timeline != nil {
 		res.Timeline = r.timeline.series()
 	}

@@ -43,22 +43,31 @@ type CheckResult struct {
 // Result is one run, as design.md's result JSON. Metrics that do not apply
 // are absent, never zero.
 type Result struct {
-	Protocol        string             `json:"protocol"`
-	Guarantee       string             `json:"guarantee"`
-	Topology        string             `json:"topology"`
-	Workload        string             `json:"workload"`
-	Seed            uint64             `json:"seed"`
-	Runtime         string             `json:"runtime"`
-	DurationS       float64            `json:"duration_s"`
-	Clients         int                `json:"clients"`
-	Ops             int64              `json:"ops"`
-	ThroughputOpsS  float64            `json:"throughput_ops_s"`
-	LatencyMs       map[string]Latency `json:"latency_ms"`
-	LocalFraction   *float64           `json:"local_fraction,omitempty"`
-	VisibilityMs    *Percentiles       `json:"visibility_ms,omitempty"`
-	ProtocolMetrics map[string]float64 `json:"protocol_metrics,omitempty"`
-	WANBytes        *int64             `json:"wan_bytes,omitempty"`
-	Messages        *int64             `json:"messages,omitempty"`
+	Protocol       string             `json:"protocol"`
+	Guarantee      string             `json:"guarantee"`
+	Topology       string             `json:"topology"`
+	Workload       string             `json:"workload"`
+	Seed           uint64             `json:"seed"`
+	Runtime        string             `json:"runtime"`
+	DurationS      float64            `json:"duration_s"`
+	Clients        int                `json:"clients"`
+	Ops            int64              `json:"ops"`
+	ThroughputOpsS float64            `json:"throughput_ops_s"`
+	LatencyMs      map[string]Latency `json:"latency_ms"`
+	LocalFraction  *float64           `json:"local_fraction,omitempty"`
+	// AllLocalFraction is the share of operations with wan_rounds = 0,
+	// over those that report wan_rounds (absent when none does).
+	AllLocalFraction *float64     `json:"all_local_fraction,omitempty"`
+	VisibilityMs     *Percentiles `json:"visibility_ms,omitempty"`
+	// VisibilityFromIssueMs is visibility measured from the write's issue
+	// rather than its acknowledgement; VisibilityBoundMs is, over the same
+	// writes, the one-way delay from the writer's DC to the farthest DC the
+	// write must reach (bench/visibility.go).
+	VisibilityFromIssueMs *Percentiles       `json:"visibility_from_issue_ms,omitempty"`
+	VisibilityBoundMs     *Percentiles       `json:"visibility_bound_ms,omitempty"`
+	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
+	WANBytes              *int64             `json:"wan_bytes,omitempty"`
+	Messages              *int64             `json:"messages,omitempty"`
 	// CeilingOpsS is the no-op round trips per second the same clients
 	// completed over the same transport in the same live run; absent in
 	// simulations.
@@ -70,7 +79,10 @@ type Result struct {
 	// Timeline is the run's per-interval throughput and latency; absent
 	// unless asked for (SimSpec.Timeline).
 	Timeline []TimelineBucket `json:"timeline,omitempty"`
-	Check    CheckResult      `json:"check"`
+	// PerDC breaks the run down by the DC of the client sessions (for
+	// visibility: of the writer), keyed by DC name (bench/perdc.go).
+	PerDC map[string]*DCResult `json:"per_dc,omitempty"`
+	Check CheckResult          `json:"check"`
 }
 
 // WriteJSON writes r as indented JSON.

@@ -95,7 +95,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 			req := gen.Next()
 			start := s.Now()
 			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
-				rec.Done(req, rep, start, now)
+				rec.Done(dc, req, rep, start, now)
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}

@@ -31,11 +31,11 @@ func TestTimelineBuckets(t *testing.T) {
 	get := protocol.Request{Op: protocol.OpGet, Key: "k"}
 	ok := protocol.Reply{Op: protocol.OpGet}
 	timeout := protocol.Reply{Op: protocol.OpGet, Err: protocol.ErrTimeout}
-	rec.Done(get, ok, ms(0), ms(10))       // issued and completed in bucket 0
-	rec.Done(get, ok, ms(50), ms(80))      // issued and completed in bucket 0
-	rec.Done(get, ok, ms(100), ms(220))    // issued in bucket 1, completed in 2
-	rec.Done(get, timeout, ms(0), ms(230)) // failed, issued in bucket 0
-	rec.Done(get, ok, ms(240), ms(260))    // issued in bucket 2, completed after the end
+	rec.Done("a", get, ok, ms(0), ms(10))       // issued and completed in bucket 0
+	rec.Done("a", get, ok, ms(50), ms(80))      // issued and completed in bucket 0
+	rec.Done("a", get, ok, ms(100), ms(220))    // issued in bucket 1, completed in 2
+	rec.Done("a", get, timeout, ms(0), ms(230)) // failed, issued in bucket 0
+	rec.Done("a", get, ok, ms(240), ms(260))    // issued in bucket 2, completed after the end
 	var res Result
 	rec.fill(&res, ms(250))
 	if len(res.Timeline) != 3 {

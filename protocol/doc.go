@@ -14,8 +14,8 @@
 // Durability order is part of the contract and lives in the Ready type: a
 // runtime must apply Ready.Persist (syncing it when Persist.Sync is set)
 // before it acts on anything in Ready.After. Protocols fill a Ready with its
-// builder methods (Write, Send, SetTimer, Reply, Visible) so that they never
-// depend on the layout.
+// builder methods (Write, Send, SetTimer, Reply, Visible, VisibleVersion) so
+// that they never depend on the layout.
 //
 // Messages are protobuf messages. Every runtime round-trips them through the
 // wire codec (package wire), so no two nodes ever share memory through a

@@ -55,10 +55,14 @@ type Timer struct {
 }
 
 // Visibility reports that the write of Value to Key became readable at the
-// reporting node. Runtimes use it for the visibility metric.
+// reporting node. Runtimes use it for the visibility metric (see
+// Visibler). Version is the write's version, in the protocol's own terms (0:
+// not reported); a metadata-only replica, which learns of a write without
+// its value, reports Version with a nil Value.
 type Visibility struct {
-	Key   string
-	Value []byte
+	Key     string
+	Value   []byte
+	Version uint64
 }
 
 // Persist holds the storage writes of a Ready.

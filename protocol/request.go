@@ -89,10 +89,17 @@ type Reply struct {
 	// Reads answers a read_txn, in the order of Request.Keys.
 	Reads []KV
 	// WideArea is true when the operation needed at least one wide-area
-	// round trip (it was not answered within the session's DC).
+	// round trip (it was not answered within the session's DC). A protocol
+	// that reports wan_rounds sets both with SetWANRounds, so they agree.
 	WideArea bool
 	// Tags name protocol facts about this operation (e.g. "drr": made under
 	// a ring restriction, "cache_hit"); a run reports, for each tag, the
 	// fraction of operations carrying it as protocol_metrics.<tag>_fraction.
 	Tags []string
+	// Metrics are numeric facts about this operation (e.g. "wan_rounds",
+	// "staleness_ms"), finite and non-negative; a run reports each one's
+	// distribution over the operations that carry it as
+	// protocol_metrics.<name>_p50, _p90, _p99 and _mean. An operation that
+	// does not carry a metric is left out of it, never counted as zero.
+	Metrics map[string]float64
 }

@@ -22,8 +22,9 @@ type Observer interface {
 	// MessageSent is called for every message handed to the network, with
 	// its encoded size.
 	MessageSent(now time.Duration, from, to protocol.NodeID, bytes int)
-	// Visible is called when a node reports that a write became readable.
-	Visible(now time.Duration, node protocol.NodeID, key string, value []byte)
+	// Visible is called when a node reports that a write became readable
+	// (v.Value is nil at a metadata-only replica, which reports v.Version).
+	Visible(now time.Duration, node protocol.NodeID, v protocol.Visibility)
 }
 
 // NopObserver ignores everything.
@@ -33,4 +34,4 @@ type NopObserver struct{}
 func (NopObserver) MessageSent(time.Duration, protocol.NodeID, protocol.NodeID, int) {}
 
 // Visible implements Observer.
-func (NopObserver) Visible(time.Duration, protocol.NodeID, string, []byte) {}
+func (NopObserver) Visible(time.Duration, protocol.NodeID, protocol.Visibility) {}

@@ -98,7 +98,7 @@ func defaultSimFlags() simFlags {
 func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
-	var jsonOut bool
+	var jsonOut, perDC bool
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run one protocol on a topology and workload in the deterministic simulator",
@@ -145,6 +145,12 @@ Example:
 				if err := bench.WriteTable(w, []*bench.Result{res}); err != nil {
 					return err
 				}
+				if perDC {
+					fmt.Fprintln(w)
+					if err := bench.WriteDCTable(w, res); err != nil {
+						return err
+					}
+				}
 				printVerdicts(w, []*bench.Result{res})
 			}
 			if !res.Check.OK && spec.Protocol.Guarantee() == protocol.CausalPlus {
@@ -158,6 +164,7 @@ Example:
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
 	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
+	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
 	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
 	f.register(cmd)

@@ -331,7 +331,7 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 	s.store[key] = entry{value: value, version: version}
 	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: version, Value: value}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: version}, true)
-	r.Visible(key, value)
+	r.VisibleVersion(key, value, version)
 }
 
 // replicate handles a write from another DC.

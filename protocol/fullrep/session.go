@@ -104,6 +104,7 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		req := c.pending
 		c.pending = nil
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key}
+		rep.SetWANRounds(0) // answered by the session's own DC
 		if b.Version > 0 {
 			rep.Value = b.Value
 			if rep.Value == nil {
@@ -119,7 +120,9 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		req := c.pending
 		c.pending = nil
 		c.observe(req.Key, b.Version, true)
-		r.Reply(protocol.Reply{Op: protocol.OpPut, Key: req.Key})
+		rep := protocol.Reply{Op: protocol.OpPut, Key: req.Key}
+		rep.SetWANRounds(0) // acknowledged by the session's own DC
+		r.Reply(rep)
 	case *pb.DepOK:
 		c.depOK(b.Dep, &r)
 	}

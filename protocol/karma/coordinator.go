@@ -649,7 +649,7 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		// answered: that write wins (read your writes), and the ring's
 		// older value is not returned.
 		r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: own.Value, Found: true,
-			WideArea: dc != c.dc, Restricted: g.restricted})
+			WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted})
 		return
 	}
 	c.vc.observe(b.Version >> ccBits)
@@ -671,7 +671,7 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq, Clock: c.lc.now})
 	}
 	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
-		WideArea: dc != c.dc, Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
+		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
 // withClock returns a copy of a buffered write carrying the CC's commit

@@ -417,7 +417,7 @@ func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Read
 		m.store[b.Key] = object{value: b.Value, version: b.Version, evt: m.lc.tick()}
 		r.Write(storage.Write{Kind: storage.Put, Key: "d/" + b.Key, Version: b.Version, Value: b.Value}, true)
 		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + b.Key, Version: b.Version}, true)
-		r.Visible(b.Key, b.Value)
+		r.VisibleVersion(b.Key, b.Value, b.Version)
 	}
 	wk := depKey(b.Key, b.Version)
 	// Stored: program-order DepChecks for it are answered now.

@@ -82,7 +82,8 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	}
 	req := s.pending
 	s.pending = nil
-	rep := protocol.Reply{Op: req.Op, Key: req.Key, WideArea: b.WideArea}
+	rep := protocol.Reply{Op: req.Op, Key: req.Key}
+	rep.SetWANRounds(int(b.WanRounds)) // and WideArea, which the CC sets as wan_rounds > 0
 	if b.Restricted {
 		rep.Tags = append(rep.Tags, "drr")
 	}

@@ -37,11 +37,16 @@ type pendingTxn struct {
 	restarts   int
 	// secondRound: some key was read again at eff (the txn_round2 tag).
 	secondRound bool
-	c0, eff     uint64 // eff is 0 during the first round
-	reads       []txnRead
-	reqs        map[uint64]int // our ring request id -> key index
-	deadline    time.Duration
-	tried       map[int]bool
+	// wanRounds counts the rounds that ended on an answer after a
+	// cross-DC exchange (the wan_rounds metric); roundWAN is whether the
+	// current round sent a request out of the CC's DC.
+	wanRounds int
+	roundWAN  bool
+	c0, eff   uint64 // eff is 0 during the first round
+	reads     []txnRead
+	reqs      map[uint64]int // our ring request id -> key index
+	deadline  time.Duration
+	tried     map[int]bool
 }
 
 // maxTxnRestarts bounds how often a transaction starts again because the
@@ -104,6 +109,7 @@ func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *
 	tx.reads = make([]txnRead, len(tx.keys))
 	tx.reqs = map[uint64]int{}
 	tx.deadline = c.txnDeadline(now, ring, tx.keys)
+	tx.roundWAN = c.anyRemote(ring, tx.keys)
 	for i, k := range tx.keys {
 		id := c.newReq(t)
 		tx.reqs[id] = i
@@ -123,7 +129,11 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 	delete(c.reqs, b.ReqId)
 	if b.TooOld {
 		// The version valid at eff left the window: start again, with a
-		// clock that has moved past what the ring told us.
+		// clock that has moved past what the ring told us. The round ended
+		// on this answer, a wide-area round if it came from another DC.
+		if c.anyRemote(tx.ring, tx.keys[i:i+1]) {
+			tx.wanRounds++
+		}
 		if tx.restarts < maxTxnRestarts {
 			tx.restarts++
 			c.txnRound1(now, t, tx.ring, r)
@@ -133,6 +143,9 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 	tx.reads[i] = txnRead{value: b.Value, version: b.Version, evt: b.Evt, lvt: b.Clock, inFlight: b.InFlight}
 	if len(tx.reqs) > 0 {
 		return
+	}
+	if tx.roundWAN {
+		tx.wanRounds++ // the round waited for every answer, a remote one too
 	}
 	if tx.eff == 0 {
 		// End of the first round: the effective time, and the keys whose
@@ -150,6 +163,10 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 		if len(again) > 0 {
 			tx.secondRound = true
 			tx.deadline = c.txnDeadline(now, tx.ring, tx.keys)
+			tx.roundWAN = false
+			for _, j := range again {
+				tx.roundWAN = tx.roundWAN || c.anyRemote(tx.ring, tx.keys[j:j+1])
+			}
 			for _, j := range again {
 				id := c.newReq(t)
 				tx.reqs[id] = j
@@ -167,12 +184,10 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 	tx := t.txn
 	t.txn = nil
-	rep := &pb.ClientReply{ReqId: tx.reqID, Restricted: tx.restricted, SecondRound: tx.secondRound}
+	rep := &pb.ClientReply{ReqId: tx.reqID, Restricted: tx.restricted, SecondRound: tx.secondRound,
+		WideArea: tx.wanRounds > 0, WanRounds: uint32(tx.wanRounds)}
 	for i, k := range tx.keys {
 		rd := tx.reads[i]
-		if dc, _ := c.topo.RingReplica(tx.ring, k); dc != c.dc {
-			rep.WideArea = true
-		}
 		if own := t.ownNewer(k, rd.version); own != nil {
 			rep.Reads = append(rep.Reads, &pb.TxnRead{Value: own.Value, Found: true})
 			continue
@@ -192,6 +207,25 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: rd.version > 0})
 	}
 	r.Send(c.id, tx.from, rep)
+}
+
+// anyRemote reports whether a replica of keys in ring is outside the CC's
+// DC.
+func (c *coordinator) anyRemote(ring int, keys []string) bool {
+	for _, k := range keys {
+		if dc, _ := c.topo.RingReplica(ring, k); dc != c.dc {
+			return true
+		}
+	}
+	return false
+}
+
+// remote is a get's wan_rounds: 1 when its answer came from another DC.
+func remote(wide bool) uint32 {
+	if wide {
+		return 1
+	}
+	return 0
 }
 
 // txnTimedOut restarts an unanswered transaction: on another ring when

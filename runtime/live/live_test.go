@@ -77,8 +77,8 @@ func (r *recorder) MessageSent(_ time.Duration, from, to protocol.NodeID, bytes 
 	r.mu.Unlock()
 }
 
-func (r *recorder) Visible(_ time.Duration, node protocol.NodeID, key string, value []byte) {
-	r.add(fmt.Sprintf("visible %s %s=%s", node, key, value))
+func (r *recorder) Visible(_ time.Duration, node protocol.NodeID, v protocol.Visibility) {
+	r.add(fmt.Sprintf("visible %s %s=%s", node, v.Key, v.Value))
 }
 
 func (r *recorder) lines() []string {

@@ -142,7 +142,7 @@ func (n *node) apply(r protocol.Ready) bool {
 		n.box.push(event{at: now + t.After, seq: n.rt.seq.Add(1), kind: evTimer, token: t.Token})
 	}
 	for _, v := range r.After.Visible {
-		n.rt.obs.Visible(now, n.id, v.Key, v.Value)
+		n.rt.obs.Visible(now, n.id, v)
 	}
 	for _, rep := range r.After.Replies {
 		cb := n.onReply

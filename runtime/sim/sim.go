@@ -21,6 +21,11 @@
 // would. A crash discards a node's memory,
 // queued inputs and timers and the unsynced suffix of its storage (a
 // storage.Mem); a restart re-creates it from what its storage kept.
+//
+// Message-level control (intercept.go): a test driver can hold messages
+// that match a rule when they arrive, list them, deliver or drop them
+// later, and trace every message handed to a node (Hold, Held, Deliver,
+// Drop, SetTrace); runtime/sim/scenario scripts races with it.
 package sim
 
 import (
@@ -147,6 +152,7 @@ type Sim struct {
 	obs     runtime.Observer
 	stats   Stats
 	net     netState
+	icpt    intercept // message-level control (intercept.go)
 	// FaultLog records every fault event as it was carried out.
 	FaultLog []string
 }
@@ -359,9 +365,18 @@ func (s *Sim) RunUntil(t time.Duration) {
 
 // Quiesce heals every fault, restarts crashed nodes, and then runs until a
 // whole step passes with no message sent, or until limit more virtual time
-// has passed. It reports whether the network went quiet.
+// has passed. It reports whether the network went quiet. Held messages
+// (Hold) stay held.
 func (s *Sim) Quiesce(step, limit time.Duration) bool {
 	s.heal("all")
+	return s.RunUntilQuiet(step, limit)
+}
+
+// RunUntilQuiet runs until a whole step passes with no message sent, or
+// until limit more virtual time has passed, and reports whether the
+// network went quiet. Unlike Quiesce it leaves faults and held messages
+// alone.
+func (s *Sim) RunUntilQuiet(step, limit time.Duration) bool {
 	deadline := s.now + limit
 	for s.now < deadline {
 		before := s.stats.Messages
@@ -439,6 +454,15 @@ func (s *Sim) handle(e *event) {
 		s.process(n, next)
 		return
 	}
+	if e.kind == evDeliver && s.maybeHold(e) {
+		return
+	}
+	s.arrive(e)
+}
+
+// arrive hands a delivery, timer or submission to its node, or to the
+// node's service queue.
+func (s *Sim) arrive(e *event) {
 	n := e.node
 	if e.kind == evDeliver && s.cutFrom(e.from, n) {
 		s.stats.Dropped++ // the link was cut while the message was in flight
@@ -495,7 +519,11 @@ func (s *Sim) process(n *simNode, e *event) {
 		if err != nil {
 			panic(fmt.Sprintf("sim: node %s got an undecodable frame from %s: %v", n.id, e.from, err))
 		}
-		r = n.sm.Step(now, protocol.Message{From: e.from, To: n.id, Body: body})
+		m := protocol.Message{From: e.from, To: n.id, Body: body}
+		if s.icpt.trace != nil {
+			s.icpt.trace(s.now, m)
+		}
+		r = n.sm.Step(now, m)
 	case evTimer:
 		r = n.sm.Tick(now, e.token)
 	case evSubmit:
@@ -536,7 +564,7 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 		s.push(&event{at: s.now + t.After, kind: evTimer, node: n, inc: n.inc, token: t.Token})
 	}
 	for _, v := range r.After.Visible {
-		s.obs.Visible(s.now, n.id, v.Key, v.Value)
+		s.obs.Visible(s.now, n.id, v)
 	}
 	for _, rep := range r.After.Replies {
 		cb := n.onReply

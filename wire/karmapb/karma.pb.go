@@ -358,7 +358,12 @@ type ClientReply struct {
 	// which put (or kept) the session under a DRR (the inflight_read metric).
 	InFlight bool `protobuf:"varint,10,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
 	// write_buffer is true when the session's own write buffer answered.
-	WriteBuffer   bool `protobuf:"varint,11,opt,name=write_buffer,json=writeBuffer,proto3" json:"write_buffer,omitempty"`
+	WriteBuffer bool `protobuf:"varint,11,opt,name=write_buffer,json=writeBuffer,proto3" json:"write_buffer,omitempty"`
+	// wan_rounds is the operation's wan_rounds metric: 0 when the CC
+	// answered from its DC (write buffer, cache, a ring's replica in the DC,
+	// a put), 1 for a get answered by a remote ring, the sequential rounds
+	// with a remote replica for a get-transaction. wide_area is wan_rounds > 0.
+	WanRounds     uint32 `protobuf:"varint,12,opt,name=wan_rounds,json=wanRounds,proto3" json:"wan_rounds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -468,6 +473,13 @@ func (x *ClientReply) GetWriteBuffer() bool {
 		return x.WriteBuffer
 	}
 	return false
+}
+
+func (x *ClientReply) GetWanRounds() uint32 {
+	if x != nil {
+		return x.WanRounds
+	}
+	return 0
 }
 
 // RingGet: CC -> the key's MM in one ring.
@@ -1683,7 +1695,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04keys\x18\x03 \x03(\tR\x04keys\"5\n" +
 	"\aTxnRead\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\fR\x05value\x12\x14\n" +
-	"\x05found\x18\x02 \x01(\bR\x05found\"\xe1\x02\n" +
+	"\x05found\x18\x02 \x01(\bR\x05found\"\x80\x03\n" +
 	"\vClientReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x14\n" +
@@ -1698,7 +1710,9 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\fsecond_round\x18\t \x01(\bR\vsecondRound\x12\x1b\n" +
 	"\tin_flight\x18\n" +
 	" \x01(\bR\binFlight\x12!\n" +
-	"\fwrite_buffer\x18\v \x01(\bR\vwriteBuffer\"\x85\x01\n" +
+	"\fwrite_buffer\x18\v \x01(\bR\vwriteBuffer\x12\x1d\n" +
+	"\n" +
+	"wan_rounds\x18\f \x01(\rR\twanRounds\"\x85\x01\n" +
 	"\aRingGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x19\n" +

@@ -1,9 +1,10 @@
 // Package scenario runs datadriven protocol scenarios in the simulator:
-// a protocol test writes, in a testdata file, a story of client operations
-// and network faults step by step, and the expected output of each step.
-// Every scenario is recorded as a history that the `check` command hands to
-// the causal+ checker, so a scenario can show an anomaly (or its absence)
-// the same way the randomized tests and the demo do.
+// a protocol test writes, in a testdata file, a story of client operations,
+// network faults and individual messages step by step, and the expected
+// output of each step. Every scenario is recorded as a history that the
+// `check` command hands to the causal+ checker, so a scenario can show an
+// anomaly (or its absence) the same way the randomized tests and the demo
+// do. `go test ./protocol/P -rewrite` regenerates the expected output.
 //
 // Commands (arguments are datadriven key=value pairs):
 //
@@ -11,40 +12,96 @@
 //	                           start a simulation (topology: a preset; default
 //	                           local3; jitter default none, so runs are exact)
 //	session name=S dc=D        add a client session S in datacenter D
+//
+// Operations. A session has one operation outstanding at a time.
+//
 //	put S key=K value=V        submit a put and run until it completes
 //	get S key=K                submit a get and run until it completes
 //	txn S keys=(K1,K2,…)       a read-only transaction (read_txn); output
 //	                           "K1=V1 K2=V2 …"
+//	submit S put|get|txn …     start an operation (arguments as above) and
+//	                           run only what is due now: the session sends
+//	                           its request, nothing waits for the answer
+//	await S                    run until S's outstanding operation completes
+//	                           (at most a virtual minute) and print its result;
+//	                           an error if S has nothing outstanding. put, get
+//	                           and txn are submit followed by await.
 //	move S dc=D                move session S to datacenter D with a session
 //	                           token: S's later operations run in D (the
 //	                           history keeps one session S)
+//
+// Operation output is "ok", "K=V" (or "K=<none>") or "error: …", followed
+// by the operation's latency in virtual milliseconds (from submit to
+// completion) and the protocol's tags for it, if any (e.g. [drr]: made
+// under a ring restriction). An operation enters the history when it
+// completes, awaited or not.
+//
+// Time and faults:
+//
 //	run for=D                  advance virtual time by D
+//	stabilize [step=D] [limit=D]
+//	                           run until a whole step (default 1s) passes with
+//	                           no message sent, giving up after limit
+//	                           (default 1m, in whole steps);
+//	                           unlike quiesce it heals nothing and delivers no
+//	                           held message
 //	partition groups=(a,b)     cut every link between the listed groups,
 //	          groups=(c)       both directions (repeat groups=… per group)
 //	oneway from=a to=b         cut the link from a to b only
 //	crash target=T             crash nodes (targets as in faults: dc:b, node:b/s0)
 //	restart target=T           restart crashed nodes
 //	heal [what=partitions|all] heal (default all)
+//	quiesce                    heal everything and run until the network is
+//	                           quiet (held messages stay held)
+//
+// Messages. A filter is kind=K (the short name of the message's protobuf
+// type, e.g. RingPut), from=F and to=T, each a node id (a/cc0), a
+// datacenter (a) or * (the default); n=N takes only the first N matches.
+//
+//	hold kind=K [from=F] [to=T]    from now on, hold every message that
+//	                               matches when it arrives (after its network
+//	                               delay) instead of handing it to its receiver
+//	unhold [kind=K] [from] [to]    remove the rule with exactly these fields,
+//	                               or, with no argument, every rule; held
+//	                               messages stay held
+//	held [brief]                   list held messages in arrival order
+//	deliver [kind] [from] [to] [n] [brief]
+//	                               make matching held messages (default all)
+//	                               arrive now, in arrival order, print them, and
+//	                               run what is due now; a message to a node
+//	                               that crashed and restarted meanwhile reaches
+//	                               the new incarnation, one to a node that is
+//	                               down or across a cut link is lost
+//	drop [kind] [from] [to] [n] [brief]
+//	                               discard matching held messages, print them
+//	trace on|off                   while on, every message handed to a node is
+//	                               printed, as it happens, before the output of
+//	                               the command during which it happened
+//
+// A message is printed in one line, "from -> to Kind field:value …" (see
+// sim.FormatMessage: only populated fields, long byte values abbreviated);
+// brief prints "from -> to Kind" only, for files whose expected output
+// must not depend on field values such as request ids.
+// Since a held message waits at its receiver, a sender's retransmissions
+// are held too while the rule is installed, and they count as messages
+// sent: `stabilize` goes quiet only in a gap between them (its output
+// says how many messages are held), so `run for=D` is the way to let a
+// known amount of time pass while messages are held.
+//
+// Inspection:
+//
 //	replicas key=K             the value of K at every server, by node
 //	check                      run the causal+ checker on the history so far
-//	quiesce                    heal everything and run until the network is quiet
-//
-// Operation output is "ok", "K=V" (or "K=<none>") or "error: …", followed
-// by the operation's latency in virtual milliseconds and the protocol's
-// tags for it, if any (e.g. [drr]: made under a ring restriction).
 package scenario
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/check"
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/history"
 	"github.com/causeway/causeway/protocol"
@@ -65,7 +122,7 @@ func RunDir(t *testing.T, dir string) {
 			if err != nil {
 				d.Fatalf(t, "%v", err)
 			}
-			return out
+			return st.takeTrace() + out
 		})
 	})
 }
@@ -77,7 +134,10 @@ type state struct {
 	topo     *topology.Topology
 	sessions map[string]protocol.NodeID
 	moves    map[string]int // how many times each session moved
+	pending  map[string]*pendingOp
 	ops      []history.Op
+	tracing  bool
+	trace    []string // trace lines of the current command
 }
 
 func (st *state) do(d *datadriven.TestData) (string, error) {
@@ -99,6 +159,10 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		return "ok\n", nil
 	case "put", "get", "txn":
 		return st.op(d)
+	case "submit":
+		return st.submitCmd(d)
+	case "await":
+		return st.awaitCmd(d)
 	case "move":
 		return st.move(d)
 	case "run":
@@ -110,48 +174,17 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		}
 		st.sim.RunUntil(st.sim.Now() + dur)
 		return fmt.Sprintf("now %v\n", st.sim.Now()), nil
-	case "partition":
-		var groups [][]string
-		for _, a := range d.CmdArgs {
-			if a.Key == "groups" {
-				groups = append(groups, a.Vals)
-			}
-		}
-		if len(groups) < 2 {
-			return "", fmt.Errorf("partition needs at least two groups=(…) arguments")
-		}
-		st.sim.Inject(faults.Event{Partition: groups})
-		return "ok\n", nil
-	case "oneway":
-		var from, to string
-		d.ScanArgs(st.t, "from", &from)
-		d.ScanArgs(st.t, "to", &to)
-		st.sim.Inject(faults.Event{PartitionOneway: &faults.Oneway{From: []string{from}, To: []string{to}}})
-		return "ok\n", nil
-	case "crash", "restart":
-		var target string
-		d.ScanArgs(st.t, "target", &target)
-		if _, err := faults.ParseTarget(target); err != nil {
-			return "", err
-		}
-		if d.Cmd == "crash" {
-			st.sim.Inject(faults.Event{Crash: target})
-		} else {
-			st.sim.Inject(faults.Event{Restart: target})
-		}
-		return "ok\n", nil
-	case "heal":
-		what := "all"
-		if d.HasArg("what") {
-			d.ScanArgs(st.t, "what", &what)
-		}
-		st.sim.Inject(faults.Event{Heal: what})
-		return "ok\n", nil
+	case "stabilize":
+		return st.stabilize(d)
+	case "partition", "oneway", "crash", "restart", "heal":
+		return st.fault(d)
 	case "quiesce":
 		if !st.sim.Quiesce(time.Second, 10*time.Minute) {
 			return "the network did not go quiet within 10 minutes\n", nil
 		}
-		return fmt.Sprintf("quiet at %v\n", st.sim.Now()), nil
+		return fmt.Sprintf("quiet at %v%s\n", st.sim.Now(), st.heldNote()), nil
+	case "hold", "unhold", "held", "deliver", "drop", "trace":
+		return st.message(d)
 	case "replicas":
 		var key string
 		d.ScanArgs(st.t, "key", &key)
@@ -179,9 +212,7 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 		dst *time.Duration
 	}{{"jitter", &jitter}, {"service", &service}} {
 		if d.HasArg(a.key) {
-			var s string
-			d.ScanArgs(st.t, a.key, &s)
-			v, err := time.ParseDuration(s)
+			v, err := st.duration(d, a.key)
 			if err != nil {
 				return "", err
 			}
@@ -200,133 +231,89 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	*st = state{t: st.t, sim: s, proto: p, topo: tp, sessions: map[string]protocol.NodeID{}, moves: map[string]int{}}
+	*st = state{t: st.t, sim: s, proto: p, topo: tp, sessions: map[string]protocol.NodeID{},
+		moves: map[string]int{}, pending: map[string]*pendingOp{}}
+	s.SetTrace(st.traced)
 	return fmt.Sprintf("%s on %s (%s)\n", p.Name(), tp.Name, p.Guarantee()), nil
 }
 
-func (st *state) op(d *datadriven.TestData) (string, error) {
-	if len(d.CmdArgs) == 0 {
-		return "", fmt.Errorf("%s needs a session name first", d.Cmd)
+// duration parses the argument key as a time.Duration.
+func (st *state) duration(d *datadriven.TestData, key string) (time.Duration, error) {
+	var s string
+	d.ScanArgs(st.t, key, &s)
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%s: %w", key, s, err)
 	}
-	name := d.CmdArgs[0].Key
-	id, ok := st.sessions[name]
-	if !ok {
-		return "", fmt.Errorf("no session %q", name)
+	return v, nil
+}
+
+func (st *state) stabilize(d *datadriven.TestData) (string, error) {
+	step, limit := time.Second, opLimit
+	var err error
+	if d.HasArg("step") {
+		if step, err = st.duration(d, "step"); err != nil {
+			return "", err
+		}
 	}
-	var key string
-	var req protocol.Request
+	if d.HasArg("limit") {
+		if limit, err = st.duration(d, "limit"); err != nil {
+			return "", err
+		}
+	}
+	if !st.sim.RunUntilQuiet(step, limit) {
+		return fmt.Sprintf("not quiet at %v%s\n", st.sim.Now(), st.heldNote()), nil
+	}
+	return fmt.Sprintf("quiet at %v%s\n", st.sim.Now(), st.heldNote()), nil
+}
+
+// fault carries out partition, oneway, crash, restart and heal.
+func (st *state) fault(d *datadriven.TestData) (string, error) {
 	switch d.Cmd {
-	case "txn":
+	case "partition":
+		var groups [][]string
 		for _, a := range d.CmdArgs {
-			if a.Key == "keys" {
-				req = protocol.Request{Op: protocol.OpReadTxn, Keys: a.Vals}
+			if a.Key == "groups" {
+				groups = append(groups, a.Vals)
 			}
 		}
-		if len(req.Keys) == 0 {
-			return "", fmt.Errorf("txn needs keys=(k1,k2,…)")
+		if len(groups) < 2 {
+			return "", fmt.Errorf("partition needs at least two groups=(…) arguments")
 		}
-	default:
-		d.ScanArgs(st.t, "key", &key)
-		req = protocol.Request{Op: protocol.OpGet, Key: key}
-	}
-	if d.Cmd == "put" {
-		var v string
-		d.ScanArgs(st.t, "value", &v)
-		req = protocol.Request{Op: protocol.OpPut, Key: key, Value: []byte(v)}
-	}
-	start := st.sim.Now()
-	var rep *protocol.Reply
-	var end time.Duration
-	if err := st.sim.Submit(id, req, func(now time.Duration, r protocol.Reply) { rep, end = &r, now }); err != nil {
-		return "", err
-	}
-	for step := start; rep == nil && step < start+opLimit; {
-		step += time.Millisecond
-		st.sim.RunUntil(step)
-	}
-	if rep == nil {
-		return "", fmt.Errorf("%s did not complete within %v of virtual time", d.Cmd, opLimit)
-	}
-	st.ops = append(st.ops, bench.HistoryOp(name, id.DC(), req, *rep, start, end))
-	lat := fmt.Sprintf("(%.1fms)", float64(end-start)/float64(time.Millisecond))
-	if len(rep.Tags) > 0 {
-		lat += " [" + strings.Join(rep.Tags, ",") + "]"
-	}
-	switch {
-	case rep.Err != protocol.OK:
-		return fmt.Sprintf("error: %v %s\n", rep.Err, lat), nil
-	case d.Cmd == "put":
-		return "ok " + lat + "\n", nil
-	case d.Cmd == "txn":
-		var parts []string
-		for _, kv := range rep.Reads {
-			v := "<none>"
-			if kv.Value != nil {
-				v = string(kv.Value)
-			}
-			parts = append(parts, kv.Key+"="+v)
+		st.sim.Inject(faults.Event{Partition: groups})
+	case "oneway":
+		var from, to string
+		d.ScanArgs(st.t, "from", &from)
+		d.ScanArgs(st.t, "to", &to)
+		st.sim.Inject(faults.Event{PartitionOneway: &faults.Oneway{From: []string{from}, To: []string{to}}})
+	case "crash", "restart":
+		var target string
+		d.ScanArgs(st.t, "target", &target)
+		if _, err := faults.ParseTarget(target); err != nil {
+			return "", err
 		}
-		return strings.Join(parts, " ") + " " + lat + "\n", nil
-	case rep.Value == nil:
-		return fmt.Sprintf("%s=<none> %s\n", key, lat), nil
-	default:
-		return fmt.Sprintf("%s=%s %s\n", key, rep.Value, lat), nil
+		if d.Cmd == "crash" {
+			st.sim.Inject(faults.Event{Crash: target})
+		} else {
+			st.sim.Inject(faults.Event{Restart: target})
+		}
+	case "heal":
+		what := "all"
+		if d.HasArg("what") {
+			d.ScanArgs(st.t, "what", &what)
+		}
+		st.sim.Inject(faults.Event{Heal: what})
 	}
+	return "ok\n", nil
 }
 
-// move takes the token of a session and resumes it, under a new node
-// name, in another DC; the scenario's name for it is unchanged.
-func (st *state) move(d *datadriven.TestData) (string, error) {
-	if len(d.CmdArgs) == 0 {
-		return "", fmt.Errorf("move needs a session name first")
+// takeTrace returns the trace lines of the command just run and forgets
+// them.
+func (st *state) takeTrace() string {
+	if len(st.trace) == 0 {
+		return ""
 	}
-	name := d.CmdArgs[0].Key
-	id, ok := st.sessions[name]
-	if !ok {
-		return "", fmt.Errorf("no session %q", name)
-	}
-	var dc string
-	d.ScanArgs(st.t, "dc", &dc)
-	token, err := st.sim.SessionToken(id)
-	if err != nil {
-		return fmt.Sprintf("error: %v\n", err), nil
-	}
-	st.moves[name]++
-	moved, err := st.sim.ResumeSession(dc, fmt.Sprintf("%s.%d", name, st.moves[name]), token)
-	if err != nil {
-		return fmt.Sprintf("error: %v\n", err), nil
-	}
-	st.sessions[name] = moved
-	return fmt.Sprintf("ok: %s is now %s (token of %d bytes)\n", name, moved, len(token)), nil
-}
-
-func (st *state) replicas(key string) string {
-	var b strings.Builder
-	reps := st.sim.Replicas()
-	ids := append([]protocol.NodeID(nil), st.proto.Replicas(st.topo, key)...)
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		m, up := reps[id]
-		switch v, ok := m[key]; {
-		case !up:
-			fmt.Fprintf(&b, "%s: down\n", id)
-		case !ok:
-			fmt.Fprintf(&b, "%s: <none>\n", id)
-		default:
-			fmt.Fprintf(&b, "%s: %s\n", id, v)
-		}
-	}
-	return b.String()
-}
-
-func (st *state) check() string {
-	res := check.Check(&history.History{Ops: st.ops}, check.Options{})
-	if res.OK {
-		return fmt.Sprintf("ok: %d operations, causal+\n", res.Operations)
-	}
-	var b strings.Builder
-	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "%s on %s: %s\n", v.Rule, v.Key, v.Explanation)
-	}
-	return b.String()
+	s := strings.Join(st.trace, "\n") + "\n"
+	st.trace = nil
+	return s
 }

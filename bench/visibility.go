@@ -1,0 +1,163 @@
+package bench
+
+import (
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/workload"
+)
+
+// Visibility of a write (design.md, "Metrics, defined once"): the moment
+// it is readable at the last node of protocol.VisibleAt for its key (data
+// replicas by default; also metadata-only replicas for a protocol that has
+// them), measured from its acknowledgement (visibility_ms) and from its
+// issue (visibility_from_issue_ms, C3's and Cassandra's definition). Each
+// write also records its bound, the one-way delay from the writer's DC to
+// the farthest DC of that set (visibility_bound_ms): no protocol can do
+// better than the bound from issue.
+//
+// A write is identified by its value's ID when a report carries the value.
+// A metadata-only report carries only the key and the protocol's version;
+// the version is tied to the write by the first data report of the same
+// key and version, and a metadata-only report that comes before it waits
+// for it.
+
+// visState follows one write until every node of its VisibleAt set has it.
+type visState struct {
+	key      string
+	expected []protocol.NodeID // VisibleAt, sorted
+	seen     []protocol.NodeID
+	last     time.Duration
+	version  uint64 // 0 until a report ties one to the write
+	acked    bool
+	ackAt    time.Duration
+	issueAt  time.Duration
+	dc       string // the writer's
+}
+
+// verKey is one version of one key.
+type verKey struct {
+	key     string
+	version uint64
+}
+
+// sighting is a metadata-only report not yet tied to a write.
+type sighting struct {
+	node protocol.NodeID
+	at   time.Duration
+}
+
+// visHists are the three visibility distributions of a set of writes, in
+// microseconds.
+type visHists struct {
+	ack, issue, bound *hdrhistogram.Histogram
+}
+
+func newVisHists() *visHists {
+	return &visHists{ack: newLatencyHist(), issue: newLatencyHist(), bound: newLatencyHist()}
+}
+
+func (v *visHists) record(ack, issue, bound time.Duration) {
+	_ = v.ack.RecordValue(max(1, ack.Microseconds()))
+	_ = v.issue.RecordValue(max(1, issue.Microseconds()))
+	_ = v.bound.RecordValue(max(1, bound.Microseconds()))
+}
+
+// fill sets the visibility fields of a result (or a DC's part of it) when
+// any write's visibility was recorded.
+func (v *visHists) fill(ack, issue, bound **Percentiles) {
+	if v.ack.TotalCount() == 0 {
+		return
+	}
+	*ack, *issue, *bound = percentiles(v.ack), percentiles(v.issue), percentiles(v.bound)
+}
+
+func percentiles(h *hdrhistogram.Histogram) *Percentiles {
+	return &Percentiles{P50: usToMs(h.ValueAtQuantile(50)), P99: usToMs(h.ValueAtQuantile(99))}
+}
+
+// Visible implements runtime.Observer.
+func (r *Recorder) Visible(now time.Duration, node protocol.NodeID, v protocol.Visibility) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vk := verKey{v.Key, v.Version}
+	if v.Value == nil {
+		if v.Version == 0 {
+			return // neither value nor version: nothing to tie it to
+		}
+		id, ok := r.versions[vk]
+		if !ok {
+			r.pendingMeta[vk] = append(r.pendingMeta[vk], sighting{node, now})
+			return
+		}
+		st := r.state(id, v.Key)
+		st.sight(node, now)
+		r.maybeDone(id, st)
+		return
+	}
+	id := workload.ValueID(v.Value)
+	st := r.state(id, v.Key)
+	if v.Version != 0 && st.version == 0 {
+		st.version = v.Version
+		r.versions[vk] = id
+		for _, s := range r.pendingMeta[vk] {
+			st.sight(s.node, s.at)
+		}
+		delete(r.pendingMeta, vk)
+	}
+	st.sight(node, now)
+	r.maybeDone(id, st)
+}
+
+// sight records that node has the write since now; nodes outside the
+// write's VisibleAt set do not count.
+func (st *visState) sight(node protocol.NodeID, now time.Duration) {
+	if _, ok := slices.BinarySearch(st.expected, node); !ok || slices.Contains(st.seen, node) {
+		return
+	}
+	st.seen = append(st.seen, node)
+	st.last = max(st.last, now)
+}
+
+func (r *Recorder) state(id, key string) *visState {
+	st, ok := r.writes[id]
+	if !ok {
+		st = &visState{key: key, expected: slices.Sorted(slices.Values(protocol.VisibleAt(r.proto, r.topo, key)))}
+		st.expected = slices.Compact(st.expected)
+		r.writes[id] = st
+	}
+	return st
+}
+
+// acked records a write's acknowledgement by the session of dc that issued
+// it at start.
+func (r *Recorder) acked(dc string, kv protocol.KV, start, end time.Duration) {
+	id := workload.ValueID(kv.Value)
+	st := r.state(id, kv.Key)
+	st.acked, st.ackAt, st.issueAt, st.dc = true, end, start, dc
+	r.maybeDone(id, st)
+}
+
+// maybeDone records the visibility of a write once it is acknowledged and
+// visible at every node it must reach.
+func (r *Recorder) maybeDone(id string, st *visState) {
+	if !st.acked || len(st.seen) < len(st.expected) {
+		return
+	}
+	var bound time.Duration
+	for _, n := range st.expected {
+		if r.topo.HasDC(st.dc) && r.topo.HasDC(n.DC()) {
+			bound = max(bound, r.topo.OneWay(st.dc, n.DC()))
+		}
+	}
+	ack, issue := max(st.last-st.ackAt, 0), max(st.last-st.issueAt, 0)
+	r.vis.record(ack, issue, bound)
+	r.dc(st.dc).vis.record(ack, issue, bound)
+	delete(r.writes, id)
+	if st.version != 0 {
+		delete(r.versions, verKey{st.key, st.version})
+	}
+}
