@@ -68,6 +68,10 @@ type Result struct {
 	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes              *int64             `json:"wan_bytes,omitempty"`
 	Messages              *int64             `json:"messages,omitempty"`
+	// MetadataBytesPerWrite is the mean payload bytes, minus the value, of
+	// the replicated-write messages that crossed between DCs (see
+	// metadata.go); absent when the protocol sent none.
+	MetadataBytesPerWrite *float64 `json:"metadata_bytes_per_write,omitempty"`
 	// CeilingOpsS is the no-op round trips per second the same clients
 	// completed over the same transport in the same live run; absent in
 	// simulations.

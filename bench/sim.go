@@ -28,6 +28,10 @@ type SimSpec struct {
 	Clients int
 	// ServiceTime is each server node's time per input (0: infinitely fast).
 	ServiceTime time.Duration
+	// Cost, when set, prices inputs by role, message kind and bytes in
+	// units of ServiceTime (see sim.Config.Cost); nil: every input costs
+	// ServiceTime × NodeSpec.Cost.
+	Cost *sim.CostModel
 	// Jitter overrides the topology's one-way jitter (see sim.Config).
 	Jitter    time.Duration
 	OpTimeout time.Duration
@@ -65,7 +69,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
-		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, OpTimeout: spec.OpTimeout,
+		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
 		Faults: spec.Faults, Observer: rec,
 	})
 	if err != nil {
@@ -147,6 +151,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	rec.fill(res, spec.Duration)
 	st := s.Stats()
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
+	res.MetadataBytesPerWrite = metadataPerWrite(st)
 	res.Faults = s.FaultLog
 	if spec.History != nil {
 		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {

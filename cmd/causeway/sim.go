@@ -26,6 +26,7 @@ type simFlags struct {
 	clients                      int
 	clientsPerDC                 int
 	serviceTime                  time.Duration
+	cost                         string
 	opTimeout                    time.Duration
 	jitter                       time.Duration
 	faults                       string
@@ -40,6 +41,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.clients, "clients", f.clients, "closed-loop client sessions in all (default: --clients-per-dc times the number of DCs)")
 	fl.IntVar(&f.clientsPerDC, "clients-per-dc", f.clientsPerDC, "client sessions per datacenter when --clients is not given")
 	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
+	fl.StringVar(&f.cost, "cost", "", "cost model pricing each input in units of --service-time by node role, message kind and bytes: 'default' or a YAML file overriding it (empty: every input costs --service-time)")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
@@ -76,6 +78,9 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout}
+	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
+		return bench.SimSpec{}, err
+	}
 	switch f.faults {
 	case "":
 	case "random":
@@ -223,3 +228,11 @@ func progressBar(w io.Writer, label string) func(done, total time.Duration) {
 }
 
 var errNoProtocols = errors.New("no protocols given")
+
+// costFlag is the --cost argument of a replay command ("" when unset).
+func costFlag(cost string) string {
+	if cost == "" {
+		return ""
+	}
+	return "--cost " + cost + " "
+}

@@ -76,7 +76,7 @@ type Config struct {
 type Stats struct {
 	Messages    int64 // messages handed to the network
 	WANMessages int64 // of which crossed between DCs
-	WANBytes    int64 // encoded bytes that crossed between DCs
+	WANBytes    int64 // payload bytes (proto.Size) that crossed between DCs
 	// Dropped counts messages that were never handed to a node: sent to an
 	// unknown or closed node, undecodable, or still in flight at Stop.
 	Dropped int64

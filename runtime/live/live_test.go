@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/runtime"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/wire"
 )
 
 // patience bounds every wait of these tests: it only turns a hang into a
@@ -128,17 +128,15 @@ func TestWANDelayIsALowerBound(t *testing.T) {
 	if len(obs.sent) != 3 {
 		t.Fatalf("observer saw %d messages, want 3", len(obs.sent))
 	}
-	frame, err := wire.Encode(wrapperspb.Int64(int64(sentAt)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Payload bytes, as the simulator counts them: not the wire frame.
+	size := proto.Size(wrapperspb.Int64(int64(sentAt)))
 	for _, b := range obs.sent {
-		if b != len(frame) {
-			t.Errorf("observer was told %d bytes, want the encoded size %d", b, len(frame))
+		if b != size {
+			t.Errorf("observer was told %d bytes, want the payload size %d", b, size)
 		}
 	}
-	if st := rt.Stats(); st.Messages != 3 || st.WANMessages != 2 || st.WANBytes == 0 {
-		t.Errorf("stats = %+v, want 3 messages, 2 across DCs", st)
+	if st := rt.Stats(); st.Messages != 3 || st.WANMessages != 2 || st.WANBytes != int64(2*size) {
+		t.Errorf("stats = %+v, want 3 messages, 2 across DCs with %d payload bytes", st, 2*size)
 	}
 }
 

@@ -21,7 +21,8 @@ import (
 type echo struct {
 	nodes map[protocol.NodeID]*echoNode
 	log   *[]string
-	cost  float64 // of every server (NodeSpec.Cost)
+	cost  float64       // of every server (NodeSpec.Cost)
+	role  protocol.Role // of every server (NodeSpec.Role)
 }
 
 func newEcho() *echo { return &echo{nodes: map[protocol.NodeID]*echoNode{}, log: new([]string)} }
@@ -34,7 +35,7 @@ func (e *echo) Replicas(*topology.Topology, string) []protocol.NodeID { return n
 func (e *echo) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, dc := range t.DCNames() {
-		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back", Cost: e.cost})
+		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back", Cost: e.cost, Role: e.role})
 	}
 	return out
 }
