@@ -30,6 +30,10 @@ type Options struct {
 	// NotifyEvery is the period of notify-after write insertion for a
 	// session under ring restriction (§4.2).
 	NotifyEvery time.Duration
+	// ProbeEvery is the period of a CC's probes of every DC's latency
+	// while it serves clients (§6.2's background monitor, probe.go;
+	// default 1s); negative turns the probes off.
+	ProbeEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -41,6 +45,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NotifyEvery <= 0 {
 		o.NotifyEvery = 200 * time.Millisecond
+	}
+	if o.ProbeEvery == 0 {
+		o.ProbeEvery = time.Second
 	}
 	return o
 }

@@ -122,7 +122,7 @@ func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *
 func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetReply, r *protocol.Ready) {
 	tx := t.txn
 	i, ok := tx.reqs[b.ReqId]
-	if !ok {
+	if !ok || tx.keys[i] != b.Key {
 		return // a reply to an earlier round or attempt
 	}
 	delete(tx.reqs, b.ReqId)

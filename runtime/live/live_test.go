@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 )
@@ -233,6 +234,9 @@ type recEngine struct {
 }
 
 func (e *recEngine) Apply(ws []storage.Write, sync bool) error {
+	if len(ws) > 0 && ws[0].Key == runtime.IncarnationKey {
+		return e.Engine.Apply(ws, sync) // the runtime's boot counter, not a Ready
+	}
 	if e.err != nil {
 		return e.err
 	}

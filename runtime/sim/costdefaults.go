@@ -94,5 +94,7 @@ func defaultKinds() map[string]Class {
 		"InvalidateAck": ClassControl,
 		"MigrateReq":    ClassControl,
 		"MigrateOK":     ClassControl,
+		"ProbeReq":      ClassControl, // §6.2's latency probe, answered at once
+		"ProbeResp":     ClassControl,
 	}
 }
