@@ -69,7 +69,7 @@ state, e.g.
 	f.IntSliceVar(&opts.Threads, "threads", nil, fmt.Sprintf("client-thread counts of the saturation sweep (default: from %d, double until throughput rises by less than %.0f%%, at most %d)",
 		repro.SweepStart, 100*repro.SaturationGain, repro.SweepMax))
 	f.DurationVar(&opts.ServiceTime, "service-time", 2*time.Millisecond, "each server's cost per message: larger values saturate the servers with fewer threads")
-	f.StringVar(&costModel, "cost", "", "cost model in units of --service-time: 'default' or a YAML file (empty: every message costs --service-time)")
+	f.StringVar(&costModel, "cost", "default", "cost model in units of --service-time: 'default', 'simple' (every message costs --service-time) or a YAML file")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of every run")
 	f.DurationVar(&opts.CongestionDuration, "congestion-duration", 30*time.Second,
 		"virtual time of each congestion run (Figs. 8, 9); Europe is congested during its middle third")

@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// LoadCostModel resolves the --cost flag: "" is the simple form (nil),
+// LoadCostModel resolves the --cost flag: "" or "simple" is the simple form (nil),
 // "default" is DefaultCostModel, anything else a YAML file whose entries
 // override the default model's, for example
 //
@@ -20,7 +20,7 @@ import (
 //	per_kb: 0.2
 func LoadCostModel(nameOrPath string) (*CostModel, error) {
 	switch nameOrPath {
-	case "":
+	case "", "simple":
 		return nil, nil
 	case "default":
 		return DefaultCostModel(), nil
