@@ -9,7 +9,9 @@ import (
 )
 
 // HistoryOp turns a completed operation into its history line. Values are
-// recorded by their unique ID (workload.ValueID), not their padding.
+// recorded by their unique ID (workload.ValueID), not their padding; a read
+// of a loaded value (protocol.IsLoaded) is recorded as the key's initial
+// state, null, as the history package documents.
 func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) history.Op {
 	op := history.Op{Session: session, DC: dc, Op: req.Op.String(),
 		StartMs: durMs(start), EndMs: durMs(end)}
@@ -18,7 +20,7 @@ func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, sta
 		op.OK = &f
 	}
 	idOf := func(v []byte) *string {
-		if v == nil {
+		if v == nil || protocol.IsLoaded(v) {
 			return nil
 		}
 		id := workload.ValueID(v)

@@ -125,10 +125,13 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		gen      *workload.Client
 	}
 	var clients []client
-	// A live cluster keeps what earlier runs wrote, which this run's
-	// history knows nothing of: each run works on keys of its own (and
-	// names its values after itself), so reads can only return its writes.
+	// A live cluster keeps what was loaded (causeway load) and what earlier
+	// runs wrote, which this run's history knows nothing of. The run reads
+	// and writes the workload's keys, but names its values after itself,
+	// and the history gains the values from before the run that it read
+	// (see preRun).
 	run := fmt.Sprintf("r%08x-", rand.Uint32())
+	pre := newPreRun(run)
 	for i := 0; i < spec.Clients; i++ {
 		dc := dcs[i%len(dcs)]
 		if conns[dc] == nil {
@@ -143,8 +146,9 @@ func RunLive(spec LiveSpec) (*Result, error) {
 			return nil, err
 		}
 		name := fmt.Sprintf("c%d", i)
-		clients = append(clients, client{name: name, dc: dc, conn: s,
-			gen: spec.Workload.NewClient(run+name, sim.NewRand(spec.Seed, "workload/"+name))})
+		gen := spec.Workload.NewClient(run+name, sim.NewRand(spec.Seed, "workload/"+name))
+		gen.SetPlacement(Placement(p, topo, dc))
+		clients = append(clients, client{name: name, dc: dc, conn: s, gen: gen})
 	}
 	var ceiling float64
 	if d := spec.ceilingDuration(); d > 0 {
@@ -172,7 +176,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				req := prefixKeys(c.gen.Next(), run)
+				req := c.gen.Next()
 				start := time.Since(t0)
 				ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
 				rep, err := c.conn.Do(ctx, req)
@@ -183,7 +187,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				}
 				rec.Done(c.dc, req, rep, start, end)
 				mu.Lock()
-				if err := hw.Write(HistoryOp(c.name, c.dc, req, rep, start, end)); err != nil && writeErr == nil {
+				if err := hw.Write(HistoryOp(c.name, c.dc, req, pre.note(req, rep), start, end)); err != nil && writeErr == nil {
 					writeErr = err
 				}
 				mu.Unlock()
@@ -207,6 +211,11 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(t0)
+	for _, op := range pre.writes() {
+		if err := hw.Write(op); err != nil && writeErr == nil {
+			writeErr = err
+		}
+	}
 	if writeErr != nil {
 		return nil, writeErr
 	}
@@ -234,26 +243,4 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	res.Check = checkRun(h, nil)
 	res.Check.Converged = nil
 	return res, nil
-}
-
-// prefixKeys puts prefix before every key of req.
-func prefixKeys(req protocol.Request, prefix string) protocol.Request {
-	if req.Key != "" {
-		req.Key = prefix + req.Key
-	}
-	if len(req.Keys) > 0 {
-		keys := make([]string, len(req.Keys))
-		for i, k := range req.Keys {
-			keys[i] = prefix + k
-		}
-		req.Keys = keys
-	}
-	if len(req.Writes) > 0 {
-		ws := make([]protocol.KV, len(req.Writes))
-		for i, w := range req.Writes {
-			ws[i] = protocol.KV{Key: prefix + w.Key, Value: w.Value}
-		}
-		req.Writes = ws
-	}
-	return req
 }

@@ -33,6 +33,9 @@ type Recorder struct {
 	versions    map[verKey]string
 	pendingMeta map[verKey][]sighting
 	timeline    *timeline // nil unless RecordTimeline was called
+	// gets counts successful single-key gets, getData those that
+	// returned data (a loaded or a written value).
+	gets, getData int64
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
@@ -88,6 +91,12 @@ func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, sta
 		}
 		d.add(v)
 	}
+	if req.Op == protocol.OpGet {
+		r.gets++
+		if rep.Value != nil {
+			r.getData++
+		}
+	}
 	var written []protocol.KV
 	switch req.Op {
 	case protocol.OpPut:
@@ -113,6 +122,10 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.LocalFraction = r.all.localFraction()
 	res.AllLocalFraction = r.all.allLocalFraction()
 	r.vis.fill(&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs)
+	if r.gets > 0 {
+		f := round3(float64(r.getData) / float64(r.gets))
+		res.GetDataFraction = &f
+	}
 	if tg, isTagger := r.proto.(protocol.Tagger); isTagger && ok > 0 {
 		res.ProtocolMetrics = map[string]float64{}
 		for _, t := range tg.Tags() {

@@ -61,6 +61,10 @@ type Result struct {
 	ThroughputOpsS float64            `json:"throughput_ops_s"`
 	LatencyMs      map[string]Latency `json:"latency_ms"`
 	LocalFraction  *float64           `json:"local_fraction,omitempty"`
+	// GetDataFraction is the share of successful single-key gets that
+	// returned data (a loaded or a written value) rather than nothing;
+	// read_txn reads are not counted. Absent when no get succeeded.
+	GetDataFraction *float64 `json:"get_data_fraction,omitempty"`
 	// AllLocalFraction is the share of operations with wan_rounds = 0,
 	// over those that report wan_rounds (absent when none does).
 	AllLocalFraction *float64     `json:"all_local_fraction,omitempty"`
@@ -74,6 +78,10 @@ type Result struct {
 	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes              *int64             `json:"wan_bytes,omitempty"`
 	Messages              *int64             `json:"messages,omitempty"`
+	// MetadataBytesPerWrite is the mean payload bytes, minus the value, of
+	// the replicated-write messages that crossed between DCs (see
+	// metadata.go); absent when the protocol sent none.
+	MetadataBytesPerWrite *float64 `json:"metadata_bytes_per_write,omitempty"`
 	// CeilingOpsS is the no-op round trips per second the same clients
 	// completed over the same transport in the same live run; absent in
 	// simulations.

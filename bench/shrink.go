@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,11 +235,26 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 		"--distribution", w.Distribution,
 		"--seed", fmt.Sprint(spec.Seed), "--duration", durFlag(spec.Duration), "--clients", fmt.Sprint(spec.Clients),
 		"--jitter", durFlag(spec.Jitter), "--service-time", durFlag(spec.ServiceTime), "--op-timeout", durFlag(spec.OpTimeout)}
+	if w.ZipfConstant != 0 {
+		args = append(args, "--zipf", strconv.FormatFloat(w.ZipfConstant, 'g', -1, 64))
+	}
+	if w.TxnKeys != 0 {
+		args = append(args, "--txn-keys", strconv.Itoa(w.TxnKeys))
+	}
+	if w.LocalKeys {
+		args = append(args, "--local-keys", "--remote-fraction", strconv.FormatFloat(w.RemoteFraction, 'g', -1, 64))
+	}
+	if spec.NoLoad {
+		args = append(args, "--no-load")
+	}
 	if len(spec.Faults) > 0 {
 		args = append(args, "--faults", faultsFile)
 	}
 	cmd := strings.Join(args, " ")
 	var cannot []string
+	if spec.Cost != nil {
+		cannot = append(cannot, "a cost model (add the run's --cost)")
+	}
 	if spec.ClientRate > 0 {
 		cannot = append(cannot, fmt.Sprintf("client rate %g/s", spec.ClientRate))
 	}

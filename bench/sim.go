@@ -28,6 +28,10 @@ type SimSpec struct {
 	Clients int
 	// ServiceTime is each server node's time per input (0: infinitely fast).
 	ServiceTime time.Duration
+	// Cost, when set, prices inputs by role, message kind and bytes in
+	// units of ServiceTime (see sim.Config.Cost); nil: every input costs
+	// ServiceTime × NodeSpec.Cost.
+	Cost *sim.CostModel
 	// Jitter overrides the topology's one-way jitter (see sim.Config).
 	Jitter    time.Duration
 	OpTimeout time.Duration
@@ -46,6 +50,9 @@ type SimSpec struct {
 	// Sessions start spread over the first interval. 0: a closed loop that
 	// issues the next operation as soon as the last one completes.
 	ClientRate float64
+	// NoLoad skips the load phase: keys start absent instead of holding
+	// the workload's loaded values (Workload.Dataset).
+	NoLoad bool
 }
 
 // progressSteps is how many times a run reports progress.
@@ -65,8 +72,8 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
-		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, OpTimeout: spec.OpTimeout,
-		Faults: spec.Faults, Observer: rec,
+		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
+		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(),
 	})
 	if err != nil {
 		return nil, err
@@ -87,6 +94,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 			return nil, err
 		}
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
+		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
 		var next func()
 		next = func() {
 			if stopped {
@@ -147,6 +155,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	rec.fill(res, spec.Duration)
 	st := s.Stats()
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
+	res.MetadataBytesPerWrite = metadataPerWrite(st)
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults
 	if spec.History != nil {
@@ -161,6 +170,14 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.Check = checkRun(h, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
 	res.Check.addQuiescence(Quiescence(unquiescent, quiet))
 	return res, nil
+}
+
+// loaded returns the dataset the run starts with, nil with NoLoad.
+func (spec SimSpec) loaded() *protocol.Dataset {
+	if spec.NoLoad {
+		return nil
+	}
+	return spec.Workload.Dataset()
 }
 
 // checkRun runs the checker and adds the runtime's divergence findings.

@@ -36,7 +36,7 @@ func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) S
 		Clients: 2 * len(tp.Datacenters), ServiceTime: 200 * time.Microsecond, Jitter: 10 * time.Millisecond,
 		OpTimeout: 2 * time.Second}
 	if withFaults {
-		spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Duration)
+		spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Protocol.Nodes(tp), spec.Duration)
 	}
 	return spec
 }
@@ -84,7 +84,7 @@ func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
 					topo = "karma-aws8"
 				}
 				spec := smallSpec(t, proto, topo, seed, false)
-				spec.Faults = faults.RandomZones(sim.NewRand(seed, "zone-fault-schedule"), spec.Topology, spec.Duration)
+				spec.Faults = faults.RandomZones(sim.NewRand(seed, "zone-fault-schedule"), spec.Topology, spec.Protocol.Nodes(spec.Topology), spec.Duration)
 				res, err := RunSim(spec)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -289,7 +289,7 @@ func TestGetTransactionsPassUnderRandomFaults(t *testing.T) {
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				spec := SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
 					Clients: 48, ServiceTime: 100 * time.Microsecond, Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second}
-				spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Duration)
+				spec.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, spec.Protocol.Nodes(tp), spec.Duration)
 				res, err := RunSim(spec)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)

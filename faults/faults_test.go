@@ -1,12 +1,14 @@
 package faults
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/topology"
 )
 
@@ -100,18 +102,48 @@ func TestTargetMatches(t *testing.T) {
 	}
 }
 
+// storageNodes lists one storage server per server of each DC, without
+// zones, as fullrep runs them.
+func storageNodes(tp *topology.Topology) []protocol.NodeSpec {
+	var out []protocol.NodeSpec
+	for _, d := range tp.Datacenters {
+		for i := 0; i < d.Servers; i++ {
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, fmt.Sprint("s", i)), Role: protocol.RoleStorage})
+		}
+	}
+	return out
+}
+
+// karmaNodes lists nodes as Karma runs them: per DC, storage servers in the
+// back zone, as many coordinators and two caches in the front zone.
+func karmaNodes(tp *topology.Topology) []protocol.NodeSpec {
+	var out []protocol.NodeSpec
+	for _, d := range tp.Datacenters {
+		for i := 0; i < d.Servers; i++ {
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, fmt.Sprint("s", i)), Role: protocol.RoleStorage, Zone: "back"},
+				protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, fmt.Sprint("cc", i)), Role: protocol.RoleCoordinator, Zone: "front"})
+		}
+		for i := 0; i < 2; i++ {
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, fmt.Sprint("cache", i)), Role: protocol.RoleCache, Zone: "front"})
+		}
+	}
+	return out
+}
+
 // TestRandomIsDeterministicValidAndHeals: the same seed draws the same
 // schedule; every schedule validates, stays inside the run and ends with
 // everything healed (so the convergence check after a run is meaningful).
 func TestRandomIsDeterministicValidAndHeals(t *testing.T) {
-	for _, draw := range []func(*rand.Rand, *topology.Topology, time.Duration) Schedule{Random, RandomZones} {
-		testRandom(t, draw)
+	for _, draw := range []func(*rand.Rand, *topology.Topology, []protocol.NodeSpec, time.Duration) Schedule{Random, RandomZones} {
+		for _, nodes := range []func(*topology.Topology) []protocol.NodeSpec{storageNodes, karmaNodes} {
+			testRandom(t, draw, nodes)
+		}
 	}
 	// RandomZones adds zone faults to what Random draws.
 	zoneFaults := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		tp := preset(t, "karma-aws8")
-		for _, e := range RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second) {
+		for _, e := range RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, karmaNodes(tp), 10*time.Second) {
 			if strings.HasPrefix(e.Crash, "zone:") || len(e.Partition) == 2 && strings.Contains(e.Partition[0][0], "/") {
 				zoneFaults++
 			}
@@ -122,13 +154,72 @@ func TestRandomIsDeterministicValidAndHeals(t *testing.T) {
 	}
 }
 
-func testRandom(t *testing.T, draw func(*rand.Rand, *topology.Topology, time.Duration) Schedule) {
+// TestRandomCrashesEveryRole: single-node crashes hit nodes of every role
+// (not only storage servers), about evenly across roles although a DC has
+// four times as many servers as caches, and only nodes that exist.
+func TestRandomCrashesEveryRole(t *testing.T) {
+	tp := preset(t, "karma-aws8")
+	nodes := karmaNodes(tp)
+	role := map[string]protocol.Role{}
+	for _, n := range nodes {
+		role["node:"+string(n.ID)] = n.Role
+	}
+	crashes := map[protocol.Role]int{}
+	for seed := uint64(1); seed <= 300; seed++ {
+		for _, e := range Random(rand.New(rand.NewPCG(seed, 1)), tp, nodes, 10*time.Second) {
+			if !strings.HasPrefix(e.Crash, "node:") {
+				continue
+			}
+			r, ok := role[e.Crash]
+			if !ok {
+				t.Fatalf("seed %d crashes %s, which is not a node", seed, e.Crash)
+			}
+			crashes[r]++
+		}
+	}
+	total := crashes[protocol.RoleStorage] + crashes[protocol.RoleCoordinator] + crashes[protocol.RoleCache]
+	for _, r := range []protocol.Role{protocol.RoleStorage, protocol.RoleCoordinator, protocol.RoleCache} {
+		if crashes[r] < total/5 {
+			t.Errorf("%d of %d node crashes hit a %s node, want about a third", crashes[r], total, r)
+		}
+	}
+}
+
+// TestRandomZonesOnlyNodesZones: zone faults name only zones some node is
+// in, and a protocol without zones gets none.
+func TestRandomZonesOnlyNodesZones(t *testing.T) {
+	tp := preset(t, "local3")
+	nodes := karmaNodes(tp)
+	for i := range nodes {
+		if nodes[i].ID.DC() != "a" {
+			nodes[i].Zone = ""
+		}
+	}
+	for seed := uint64(1); seed <= 50; seed++ {
+		for _, e := range RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, nodes, 10*time.Second) {
+			if z, ok := strings.CutPrefix(e.Crash, "zone:"); ok && !strings.HasPrefix(z, "a/") {
+				t.Errorf("seed %d crashes zone %s, which holds no node", seed, z)
+			}
+			if len(e.Partition) == 2 && strings.Contains(e.Partition[0][0], "/") && (!strings.HasPrefix(e.Partition[0][0], "a/") || !strings.HasPrefix(e.Partition[1][0], "a/")) {
+				t.Errorf("seed %d partitions %v, zones that hold no node", seed, e.Partition)
+			}
+		}
+		flat := storageNodes(tp)
+		a := RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, flat, 10*time.Second)
+		b := Random(rand.New(rand.NewPCG(seed, 1)), tp, flat, 10*time.Second)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("seed %d: RandomZones without zones drew more than Random:\n%v\n%v", seed, a, b)
+		}
+	}
+}
+
+func testRandom(t *testing.T, draw func(*rand.Rand, *topology.Topology, []protocol.NodeSpec, time.Duration) Schedule, nodes func(*topology.Topology) []protocol.NodeSpec) {
 	t.Helper()
 	for _, name := range []string{"local3", "karma-aws8"} {
 		tp := preset(t, name)
 		for seed := uint64(1); seed <= 30; seed++ {
-			a := draw(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
-			b := draw(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
+			a := draw(rand.New(rand.NewPCG(seed, 1)), tp, nodes(tp), 10*time.Second)
+			b := draw(rand.New(rand.NewPCG(seed, 1)), tp, nodes(tp), 10*time.Second)
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("%s seed %d: two draws differ", name, seed)
 			}

@@ -60,7 +60,7 @@ func FuzzParse(f *testing.F) {
 `))
 	for _, tp := range fuzzTopologies(f) {
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := Random(rand.New(rand.NewPCG(seed, 1)), tp, 10*time.Second)
+			s := RandomZones(rand.New(rand.NewPCG(seed, 1)), tp, karmaNodes(tp), 10*time.Second)
 			data, err := yaml.Marshal(s)
 			if err != nil {
 				f.Fatal(err)

@@ -8,6 +8,17 @@
 //
 // Writer produces such lines with deterministic bytes; Parse reads them back
 // strictly, reporting the first malformed line as a *FormatError.
+//
+// Loaded records: runs start with the workload's records loaded (YCSB's
+// load phase). In a simulated run a loaded value (protocol.IsLoaded) sits
+// below every written version, so a read of it is recorded as the key's
+// initial state: a null value, exactly as a read of a never-written key.
+// In a live run a value from before the run (loaded, or an earlier run's)
+// is a real write that may beat the run's writes, so it is recorded by an
+// ID of its own ("loaded-<key>" for a loaded value) and the history ends
+// with one failed put of session "pre-run" per such value: a write
+// concurrent with everything in the run. Neither needs anything of the
+// format or the checker.
 package history
 
 import (

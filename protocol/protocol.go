@@ -239,6 +239,11 @@ type NodeConfig struct {
 	Storage storage.Reader
 	// Rand is the node's own seeded source of randomness.
 	Rand *rand.Rand
+	// Loaded, when not nil, is the dataset every key's replicas start
+	// with (see Dataset): a read of a loaded key with no stored version
+	// returns Loaded.Value(key). The simulator sets it; live nodes get
+	// their records by real writes (causeway load) and leave it nil.
+	Loaded *Dataset
 }
 
 // SessionConfig is what a client session is created with.

@@ -15,6 +15,7 @@ import (
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/protocol"
 	_ "github.com/causeway/causeway/protocol/all" // the report runs every protocol it names
+	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
 )
@@ -34,6 +35,9 @@ type Options struct {
 	// ServiceTime is each server's cost per message (default 2ms): the
 	// larger it is, the fewer threads saturate the servers.
 	ServiceTime time.Duration
+	// Cost, when set, prices messages in units of ServiceTime
+	// (sim.CostModel); nil: every message costs ServiceTime.
+	Cost *sim.CostModel
 	// Seed of every run.
 	Seed uint64
 	// CongestionDuration is the virtual time of each run of Figs. 8 and 9
@@ -179,7 +183,7 @@ func (k *karmaRunner) sim(s spec) (*run, error) {
 		k.opts.Progress(k.done, k.total, what)
 	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
-		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime,
+		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
 		Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second, Faults: s.faults, Timeline: s.timeline,
 		ClientRate: s.rate, Progress: k.opts.RunProgress})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
 )
@@ -57,9 +58,9 @@ func (p printer) image(fig figure, alt string) {
 func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 	p := printer{w}
 	p.f("# Karma (karma.txt §6) reproduced in the simulator\n\n")
-	p.f("Topology `karma-aws8` (8 DCs in 3 rings, RTTs of §5), ±20 ms WAN jitter, %v service time per message per node, "+
+	p.f("Topology `karma-aws8` (8 DCs in 3 rings, RTTs of §5), ±20 ms WAN jitter, %v service time per message per node%s, "+
 		"%v of virtual time per run (the congestion runs: %v), seed %d. Closed-loop client threads spread over the DCs.\n\n",
-		k.opts.ServiceTime, k.opts.Duration, k.opts.CongestionDuration, k.opts.Seed)
+		k.opts.ServiceTime, costNote(k.opts.Cost), k.opts.Duration, k.opts.CongestionDuration, k.opts.Seed)
 	failed := 0
 	for _, r := range k.runs {
 		if !r.res.Check.OK {
@@ -413,4 +414,13 @@ func maxRTT(t *topology.Topology) time.Duration {
 		}
 	}
 	return m
+}
+
+// costNote says which cost model priced the messages (nothing for the
+// simple form).
+func costNote(m *sim.CostModel) string {
+	if m == nil {
+		return ""
+	}
+	return " priced by the simulator's cost model (role, message kind, bytes; ARCHITECTURE.md \"The cost model\")"
 }

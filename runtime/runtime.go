@@ -20,7 +20,9 @@ import (
 // (virtual time in the simulator), measured from the start of the run.
 type Observer interface {
 	// MessageSent is called for every message handed to the network, with
-	// its encoded size.
+	// its payload size: the protobuf encoding of the message (proto.Size),
+	// without the wire codec's framing (type URL, lengths), so that
+	// wan_bytes measures what a protocol ships, not how it is named.
 	MessageSent(now time.Duration, from, to protocol.NodeID, bytes int)
 	// Visible is called when a node reports that a write became readable
 	// (v.Value is nil at a metadata-only replica, which reports v.Version).

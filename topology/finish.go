@@ -56,6 +56,7 @@ func (t *Topology) finish() {
 		dcs = append(dcs, serverRef{d.Name, 0})
 	}
 	t.allDCs = newHashRing(dcs)
+	t.partitions = t.PartitionNames()
 }
 
 // splitPair splits an "a-b" RTT key into the names of two datacenters of

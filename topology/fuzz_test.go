@@ -38,6 +38,7 @@ func fuzzSeeds(f *testing.F) {
 		"name: t\ndatacenters: [{name: a, servers: 1}, {name: b, servers: 3}]\nrtt_ms: {a-b: 10}\nintra_dc_rtt_ms: 0.1\njitter_ms: 2\n",
 		"name: t\ndatacenters: [{name: us-west, servers: 1}, {name: us, servers: 1}, {name: west, servers: 1}]\nrtt_ms: {us-west-us: 1, us-west-west: 2, us-west: 3}\n",
 		"name: t\ndatacenters: [{name: a, servers: 1}]\nplacement: {rings: [[a], []], replication_factor: -1, partitions: {p: []}}\n",
+		"name: t\ndatacenters: [{name: a, servers: 3}, {name: b, servers: 2}]\nrtt_ms: {a-b: 1}\nplacement: {dc_replicas: 2, chain_length: 3, partitions: {p: [a], q: [a, b]}}\n",
 		"name: t\n---\nname: u\n",
 		"{{{",
 		"name: \xff\n",
@@ -120,12 +121,12 @@ func FuzzParse(f *testing.F) {
 // values, which YAML mutations rarely produce): Validate must not panic,
 // and what it accepts must work and survive Marshal and Parse.
 func FuzzValidate(f *testing.F) {
-	f.Add("a", "b", "c", 2, 2, 40.0, 120.0, 90.0, 0.0, 0.0, 2, uint8(0b011), true)
-	f.Add("us-west", "us", "west", 1, 1, 1.0, 2.0, 3.0, 0.5, 10.0, 0, uint8(0), false)
-	f.Add("a", "a", "", 0, -1, math.NaN(), math.Inf(1), -1.0, math.NaN(), math.Inf(-1), -1, uint8(0xff), true)
-	f.Add("x", "x-x", "y", 1, 1, 1.0, 2.0, 3.0, 0.0, 0.0, 0, uint8(0), false)
-	f.Add("x/y", "x y", "*", MaxServers, 1, 5e-324, MaxRTTms, MaxRTTms+1, MaxRTTms, 1e308, 3, uint8(0b101), false)
-	f.Fuzz(func(t *testing.T, n1, n2, n3 string, s1, s2 int, r12, r13, r23, intra, jitter float64, rf int, rings uint8, partitions bool) {
+	f.Add("a", "b", "c", 2, 2, 40.0, 120.0, 90.0, 0.0, 0.0, 2, uint8(0b011), true, 1, 1)
+	f.Add("us-west", "us", "west", 1, 1, 1.0, 2.0, 3.0, 0.5, 10.0, 0, uint8(0), false, 0, 0)
+	f.Add("a", "a", "", 0, -1, math.NaN(), math.Inf(1), -1.0, math.NaN(), math.Inf(-1), -1, uint8(0xff), true, -1, 2)
+	f.Add("x", "x-x", "y", 1, 1, 1.0, 2.0, 3.0, 0.0, 0.0, 0, uint8(0), false, 2, -3)
+	f.Add("x/y", "x y", "*", MaxServers, 1, 5e-324, MaxRTTms, MaxRTTms+1, MaxRTTms, 1e308, 3, uint8(0b101), false, 1, 1)
+	f.Fuzz(func(t *testing.T, n1, n2, n3 string, s1, s2 int, r12, r13, r23, intra, jitter float64, rf int, rings uint8, partitions bool, dcReplicas, chain int) {
 		topo := &Topology{
 			Name:         "fuzz",
 			Datacenters:  []DC{{Name: n1, Servers: s1}, {Name: n2, Servers: s2}, {Name: n3, Servers: 1}},
@@ -134,6 +135,7 @@ func FuzzValidate(f *testing.F) {
 			JitterMs:     jitter,
 		}
 		topo.Placement.ReplicationFactor = rf
+		topo.Placement.DCReplicas, topo.Placement.ChainLength = dcReplicas, chain
 		names := []string{n1, n2, n3}
 		for r := 0; r < 2; r++ {
 			var ring []string
@@ -221,12 +223,7 @@ func checkTopology(t *testing.T, topo *Topology) {
 			t.Fatalf("ReplicaDCs(k, %d) = %v, want %d DCs", f, dcs, want)
 		}
 	}
-	for p := range topo.Placement.Partitions {
-		_ = p
-	}
-	for _, d := range names {
-		_ = topo.PartitionsOf(d)
-	}
+	checkPlacement(t, topo)
 	if topo.Describe() == "" {
 		t.Fatal("empty Describe")
 	}
@@ -245,6 +242,48 @@ func checkTopology(t *testing.T, topo *Topology) {
 		}
 		if topo.RTT(a, b) != msToDuration(v) {
 			t.Fatalf("rtt_ms %s: %v, but RTT(%s, %s) = %v", k, v, a, b, topo.RTT(a, b))
+		}
+	}
+}
+
+// checkPlacement checks the partition and in-DC placement of a valid
+// topology on a few keys.
+func checkPlacement(t *testing.T, topo *Topology) {
+	t.Helper()
+	names := topo.PartitionNames()
+	for _, key := range []string{"", "k", "user00000042"} {
+		p := topo.PartitionOf(key)
+		switch {
+		case len(names) == 0 && (p != -1 || topo.Partition(key) != "" || len(topo.PartitionDCs(key)) != len(topo.Datacenters)):
+			t.Fatalf("no partitions, but key %q is in %d (%q) on %v", key, p, topo.Partition(key), topo.PartitionDCs(key))
+		case len(names) > 0 && (p < 0 || p >= len(names) || topo.Partition(key) != names[p] ||
+			fmt.Sprint(topo.PartitionDCs(key)) != fmt.Sprint(topo.Placement.Partitions[names[p]])):
+			t.Fatalf("key %q: partition %d (%q) of %v, on %v", key, p, topo.Partition(key), names, topo.PartitionDCs(key))
+		}
+		for _, dc := range topo.DCNames() {
+			for _, n := range []int{1, topo.Placement.DCReplicas, topo.Placement.ChainLength, min(topo.Servers(dc), 5)} {
+				if n < 1 {
+					continue
+				}
+				set := topo.DCReplicas(dc, key, n)
+				seen := map[int]bool{}
+				for _, s := range set {
+					if s < 0 || s >= topo.Servers(dc) || seen[s] {
+						t.Fatalf("DCReplicas(%s, %q, %d) = %v", dc, key, n, set)
+					}
+					seen[s] = true
+				}
+				if len(set) != n || set[0] != topo.ServerIndex(dc, key) {
+					t.Fatalf("DCReplicas(%s, %q, %d) = %v, ServerIndex %d", dc, key, n, set, topo.ServerIndex(dc, key))
+				}
+			}
+		}
+	}
+	for _, d := range topo.DCNames() {
+		for _, p := range topo.PartitionsOf(d) {
+			if !contains(topo.Placement.Partitions[p], d) {
+				t.Fatalf("PartitionsOf(%s) lists %s, which does not hold %s", d, p, d)
+			}
 		}
 	}
 }

@@ -84,3 +84,16 @@ func (r *hashRing) distinctDCs(key string, n int) []string {
 	}
 	return out
 }
+
+// distinctServers walks the ring from key's point and returns the first n
+// distinct servers met (the ring must have at least n).
+func (r *hashRing) distinctServers(key string, n int) []int {
+	out := make([]int, 0, n)
+	start := r.first(key)
+	for k := 0; k < len(r.points) && len(out) < n; k++ {
+		if s := r.points[(start+k)%len(r.points)].server; !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

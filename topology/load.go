@@ -286,12 +286,8 @@ func (t *Topology) Validate() error {
 	if rf := t.Placement.ReplicationFactor; rf < 0 || rf > len(t.Datacenters) {
 		bad("placement.replication_factor: %d is not between 1 and the %d datacenters", rf, len(t.Datacenters))
 	}
-	pnames := make([]string, 0, len(t.Placement.Partitions))
-	for p := range t.Placement.Partitions {
-		pnames = append(pnames, p)
-	}
-	sort.Strings(pnames)
-	for _, p := range pnames {
+	t.validatePlacementSizes(bad)
+	for _, p := range t.PartitionNames() {
 		dcs := t.Placement.Partitions[p]
 		if len(dcs) == 0 {
 			bad("placement.partitions.%s: no datacenter replicates it", p)
@@ -352,6 +348,12 @@ func (t *Topology) Describe() string {
 	}
 	if len(t.Placement.Partitions) > 0 {
 		fmt.Fprintf(&b, "; %d partitions", len(t.Placement.Partitions))
+	}
+	if t.Placement.DCReplicas > 0 {
+		fmt.Fprintf(&b, "; %d replicas per DC", t.Placement.DCReplicas)
+	}
+	if t.Placement.ChainLength > 0 {
+		fmt.Fprintf(&b, "; chains of %d", t.Placement.ChainLength)
 	}
 	return b.String()
 }

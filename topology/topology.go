@@ -1,11 +1,34 @@
 // Package topology describes where Causeway runs: datacenters (DCs), the
 // round-trip times between them, the storage servers in each, and where
-// each key is placed (Karma rings, K2/RAD replica sets, C3/Saturn
-// partitions). Topologies are loaded from YAML or taken from the named
-// presets shipped in the binary.
+// each key is placed. Topologies are loaded from YAML or taken from the
+// named presets shipped in the binary.
+//
+// # Placement
 //
 // Placement is deterministic: it depends only on the topology and the key,
-// through consistent hashing (FNV-1a, 64 virtual points per server).
+// through one hash (FNV-1a 64 of the key, finished by a splitmix64 step)
+// and consistent-hash rings of 64 virtual points per server. The YAML
+// section placement: holds each design's parameters, all optional:
+//
+//   - rings (Karma, COPS-PR): groups of DCs; RingReplica gives the one
+//     server of a ring that stores a key, over every server of the ring.
+//   - replication_factor (K2's f, RAD, PaRiS): ReplicaDCs(key, f) gives
+//     the f DCs that store a key's value, in ring order over DC names (the
+//     first is the key's primary); the others hold its metadata only.
+//   - partitions (C3, Saturn): partition name -> the DCs that replicate
+//     it. PartitionOf(key) is the key's hash modulo the number of
+//     partitions, an index into the sorted PartitionNames; PartitionDCs
+//     gives the DCs of a key's partition.
+//   - dc_replicas (C3's 3 of 4 nodes): DCReplicas(dc, key, n) gives the n
+//     distinct servers of dc that store a key, clockwise on dc's ring from
+//     the key's point; the first is ServerIndex(dc, key).
+//   - chain_length (ChainReaction's R): Chain(dc, key, R) is
+//     DCReplicas(dc, key, R) in chain order, head first, tail last.
+//
+// dc_replicas and chain_length may not exceed the servers of any DC, and
+// DCReplicas and Chain panic when asked for more servers than the DC has
+// (or fewer than one), rather than return a smaller set. Validation errors
+// name the field ("placement.chain_length: …").
 package topology
 
 import (
@@ -29,8 +52,14 @@ type Placement struct {
 	// PaRiS); 0 means every DC.
 	ReplicationFactor int `yaml:"replication_factor,omitempty"`
 	// Partitions maps a partition name to the DCs that replicate it (C3,
-	// Saturn).
+	// Saturn); keys are spread over the partitions by PartitionOf.
 	Partitions map[string][]string `yaml:"partitions,omitempty"`
+	// DCReplicas is how many servers of a DC store each key the DC stores
+	// (C3: 3 of 4, c3.txt §5.2); 0 means the protocol's default.
+	DCReplicas int `yaml:"dc_replicas,omitempty"`
+	// ChainLength is ChainReaction's R, the servers of a key's chain in each
+	// DC (chainreaction.txt §3.2); 0 means the protocol's default.
+	ChainLength int `yaml:"chain_length,omitempty"`
 }
 
 // Topology is a set of datacenters with their latencies and placement.
@@ -56,6 +85,8 @@ type Topology struct {
 	dcRing  map[string]*hashRing // per-DC ring over the DC's servers
 	rRing   []*hashRing          // per Karma ring, over all servers of its DCs
 	allDCs  *hashRing            // over DC names, for replica sets
+	// partitions lists the partition names sorted (PartitionOf's index).
+	partitions []string
 }
 
 // DCNames lists the datacenters in declaration order.

@@ -33,7 +33,10 @@
 //     math/rand/v2; nothing reads the clock or the global source, and the
 //     constructors no longer draw a warm-up value, so a seeded rand.Rand
 //     fixes the whole sequence;
-//   - the zipfian constant is fixed at 0.99 (ZipfianConstant);
+//   - the zipfian constant defaults to 0.99 (ZipfianConstant); any other
+//     constant draws exactly by rejection-inversion (zipf.go), since Gray
+//     et al.'s formula assumes theta < 1 and its zeta over ten billion
+//     items is precomputed only for 0.99;
 //   - Zipfian recomputes eta for the current item count when the count
 //     grows (upstream keeps using the construction-time count), and clamps
 //     its result into range against floating-point rounding;
@@ -60,8 +63,9 @@ type Generator interface {
 	Next(r *rand.Rand) int64
 }
 
-// ZipfianConstant is the skew (theta) of every zipfian generator in this
-// package, the YCSB default.
+// ZipfianConstant is the default skew (theta) of the zipfian generators,
+// the YCSB default. With it they use YCSB's algorithm (Gray et al.); with
+// any other constant, the exact rejection-inversion sampler.
 const ZipfianConstant = 0.99
 
 const (
@@ -110,6 +114,12 @@ type Zipfian struct {
 	zeta2Theta float64
 
 	countForZeta int64
+
+	// exact, when set, draws instead of Gray et al.'s formula (theta is
+	// not ZipfianConstant); the fields above are then unused.
+	exact *zipfExact
+	// hn is H(items, theta), for Prob with the exact sampler.
+	hn float64
 }
 
 // NewZipfian returns a zipfian generator over [min, max] inclusive with
@@ -119,6 +129,22 @@ func NewZipfian(min, max int64) *Zipfian {
 		panic("workload: NewZipfian: empty range")
 	}
 	return newZipfian(min, max, zetaStatic(0, max-min+1, ZipfianConstant, 0))
+}
+
+// NewZipfianTheta returns a zipfian generator over [min, max] inclusive
+// with constant theta > 0: YCSB's generator for ZipfianConstant, the exact
+// rejection-inversion sampler for any other. It panics if max < min or
+// theta <= 0.
+func NewZipfianTheta(min, max int64, theta float64) *Zipfian {
+	if theta == ZipfianConstant {
+		return NewZipfian(min, max)
+	}
+	if max < min {
+		panic("workload: NewZipfianTheta: empty range")
+	}
+	items := max - min + 1
+	return &Zipfian{items: items, base: min, theta: theta, countForZeta: items,
+		exact: newZipfExact(items, theta), hn: harmonic(items, theta)}
 }
 
 // newZipfian builds a zipfian generator over [min, max] given the
@@ -157,6 +183,12 @@ func zetaStatic(st, n int64, theta, initialSum float64) float64 {
 // next draws an item from [base, base+itemCount), first bringing zeta up to
 // date if the item count changed.
 func (z *Zipfian) next(r *rand.Rand, itemCount int64) int64 {
+	if z.exact != nil {
+		if itemCount != z.exact.n {
+			z.exact.resize(itemCount)
+		}
+		return z.base + z.exact.next(r) - 1
+	}
 	if itemCount != z.countForZeta {
 		if itemCount > z.countForZeta {
 			// More items: extend the zeta sum incrementally.
@@ -215,6 +247,22 @@ func NewScrambledZipfian(min, max int64) *ScrambledZipfian {
 	}
 }
 
+// NewScrambledZipfianTheta is NewScrambledZipfian with zipf constant
+// theta > 0 over the same ten billion items (see NewZipfianTheta).
+func NewScrambledZipfianTheta(min, max int64, theta float64) *ScrambledZipfian {
+	if theta == ZipfianConstant {
+		return NewScrambledZipfian(min, max)
+	}
+	if max < min {
+		panic("workload: NewScrambledZipfianTheta: empty range")
+	}
+	return &ScrambledZipfian{
+		gen:       NewZipfianTheta(0, scrambledItemCount, theta),
+		min:       min,
+		itemCount: max - min + 1,
+	}
+}
+
 // Next returns an item of [min, max].
 func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
 	n := s.gen.Next(r)
@@ -264,6 +312,16 @@ func NewLatest(basis *Counter) *Latest {
 	return &Latest{basis: basis, zipfian: NewZipfian(0, last)}
 }
 
+// NewLatestTheta is NewLatest with zipf constant theta > 0 (see
+// NewZipfianTheta).
+func NewLatestTheta(basis *Counter, theta float64) *Latest {
+	last := basis.Last()
+	if last < 0 {
+		panic("workload: NewLatestTheta: basis counter has no items")
+	}
+	return &Latest{basis: basis, zipfian: NewZipfianTheta(0, last, theta)}
+}
+
 // Next returns an item of [0, basis.Last()], recent items being more
 // popular.
 func (l *Latest) Next(r *rand.Rand) int64 {
@@ -304,6 +362,34 @@ func hash64(n int64) int64 {
 func (s *ScrambledZipfian) Popularity(head int) (p map[int64]float64, tail float64) {
 	z := s.gen
 	p = make(map[int64]float64, head)
+	tail = 1
+	for i := int64(0); i < int64(head); i++ {
+		pi := z.Prob(i)
+		p[s.min+int64(uint64(hash64(i))%uint64(s.itemCount))] += pi
+		tail -= pi
+	}
+	return p, max(0, tail)
+}
+
+// Prob returns the probability that Next draws min+i, for the generator's
+// construction-time item count: i^-theta / H(n, theta) for the exact
+// sampler; for YCSB's (theta = ZipfianConstant), the law Gray et al.'s
+// algorithm draws, exact for the two most popular items and the
+// continuous approximation for the others (it deviates from the exact
+// zipf law by a few percent in the middle ranks).
+func (z *Zipfian) Prob(i int64) float64 {
+	if i < 0 || i >= z.items {
+		return 0
+	}
+	if z.exact != nil {
+		return math.Pow(float64(i+1), -z.theta) / z.hn
+	}
+	switch i {
+	case 0:
+		return 1 / z.zetan
+	case 1:
+		return math.Pow(0.5, z.theta) / z.zetan
+	}
 	// Next returns item i >= 2 when u lies in [u(i), u(i+1)), where u(x)
 	// solves n·(η·u − η + 1)^α = x, clipped to the draws that reach the
 	// formula.
@@ -312,19 +398,5 @@ func (s *ScrambledZipfian) Popularity(head int) (p map[int64]float64, tail float
 		v := (math.Pow(float64(x)/float64(z.items), 1-z.theta) - 1 + z.eta) / z.eta
 		return min(1, max(lo, v))
 	}
-	tail = 1
-	for i := int64(0); i < int64(head); i++ {
-		var pi float64
-		switch i {
-		case 0:
-			pi = 1 / z.zetan
-		case 1:
-			pi = math.Pow(0.5, z.theta) / z.zetan
-		default:
-			pi = u(i+1) - u(i)
-		}
-		p[s.min+int64(uint64(hash64(i))%uint64(s.itemCount))] += pi
-		tail -= pi
-	}
-	return p, max(0, tail)
+	return u(i+1) - u(i)
 }

@@ -3,11 +3,29 @@
 //
 // A Workload describes an operation mix, a key space and a key popularity
 // distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
-// ycsb-f, ycsb-95-5) and any "ycsb-R-W" read/update mix. Each client of a
-// run gets its own Client, which turns a seeded *rand.Rand into a
-// deterministic sequence of protocol.Requests. Every value a client writes
-// is unique across the run: it starts with the ID "<session>-<seq>", which
-// ValueID recovers, so a checker can tell which write a read observed.
+// ycsb-f, ycsb-95-5, read-txn, write-txn, txn) and any "ycsb-R-W"
+// read/update mix. Each client of a run gets its own Client, which turns a
+// seeded *rand.Rand into a deterministic sequence of protocol.Requests.
+// Every value a client writes is unique across the run: it starts with the
+// ID "<session>-<seq>", which ValueID recovers, so a checker can tell which
+// write a read observed.
+//
+// Popularity: zipfian (scrambled, as YCSB) and latest take any zipf
+// constant ≥ 0.5 (Workload.ZipfConstant; K2 uses 1.2 and 1.4): YCSB's
+// generator for its default 0.99, an exact rejection-inversion sampler for
+// any other (zipf.go). YCSB D inserts keys beyond the records and reads
+// the latest; F's read-modify-write is a get then a put of the same key.
+// Multi-key operations (read_txn, write_txn) touch TxnKeys distinct keys.
+//
+// Placement: a client given an oracle (Client.SetPlacement, "is this key
+// stored in my DC") draws, for a workload with LocalKeys, only local keys,
+// except a RemoteFraction of operations whose keys are all remote (C3's
+// local and remote modes); redraws are bounded, so it never hangs.
+//
+// Load phase: Dataset describes the initial records, Key(0) ..
+// Key(RecordCount-1), each with a loaded value derived from its key
+// (protocol.Dataset). The simulator serves them without storing them;
+// `causeway load` writes them to a live cluster.
 package workload
 
 import (
@@ -85,6 +103,28 @@ type Workload struct {
 	// Distribution is the key popularity: DistZipfian, DistUniform or
 	// DistLatest.
 	Distribution string
+	// ZipfConstant is the skew (theta) of DistZipfian and DistLatest, at
+	// least MinZipfConstant; 0 means ZipfianConstant (0.99). Constants
+	// above 1 are fine (the K2 paper uses 1.2 and 1.4).
+	ZipfConstant float64
+	// LocalKeys restricts each client to keys stored in its datacenter
+	// (C3's local mode), given the client's placement oracle
+	// (Client.SetPlacement), except for a RemoteFraction of operations,
+	// whose keys are all stored elsewhere (C3's remote mode). Without an
+	// oracle, or with LocalKeys false, keys are drawn unrestricted.
+	LocalKeys bool
+	// RemoteFraction is the share of operations that make a remote
+	// excursion when LocalKeys is set, in [0, 1].
+	RemoteFraction float64
+}
+
+// Theta returns the workload's zipf constant (ZipfConstant, or
+// ZipfianConstant when unset).
+func (w Workload) Theta() float64 {
+	if w.ZipfConstant == 0 {
+		return ZipfianConstant
+	}
+	return w.ZipfConstant
 }
 
 // preset builds a workload with the default key space.
@@ -119,11 +159,21 @@ var presets = map[string]Workload{
 		0.95, 0.05, 0, 0, DistZipfian),
 	"read-txn": withReadTxns(preset("read-txn", "get-transactions (karma.txt §4.5): 75% gets / 15% puts / 10% read_txn of 4 keys, zipfian",
 		0.75, 0.15, 0, 0, DistZipfian), 0.10),
+	"txn": withWriteTxns(withReadTxns(preset("txn", "multi-key operations: 45% gets / 5% puts / 45% read_txn / 5% write_txn of 4 distinct keys, zipfian",
+		0.45, 0.05, 0, 0, DistZipfian), 0.45), 0.05),
+	"write-txn": withWriteTxns(preset("write-txn", "multi-key writes: 90% gets / 10% write_txn of 4 distinct keys, zipfian",
+		0.9, 0, 0, 0, DistZipfian), 0.1),
 }
 
 // withReadTxns gives w a share of read-only transactions.
 func withReadTxns(w Workload, share float64) Workload {
 	w.ReadTxnProportion = share
+	return w
+}
+
+// withWriteTxns gives w a share of write-only transactions.
+func withWriteTxns(w Workload, share float64) Workload {
+	w.WriteTxnProportion = share
 	return w
 }
 
@@ -210,6 +260,12 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("workload %q: unknown distribution %q (want %s, %s or %s)",
 			w.Name, w.Distribution, DistZipfian, DistUniform, DistLatest)
 	}
+	if w.ZipfConstant != 0 && !(w.ZipfConstant >= MinZipfConstant && w.ZipfConstant <= 100) {
+		return fmt.Errorf("workload %q: ZipfConstant %v not in [%v, 100]", w.Name, w.ZipfConstant, MinZipfConstant)
+	}
+	if !(w.RemoteFraction >= 0 && w.RemoteFraction <= 1) {
+		return fmt.Errorf("workload %q: RemoteFraction %v not in [0, 1]", w.Name, w.RemoteFraction)
+	}
 	return nil
 }
 
@@ -289,6 +345,25 @@ type Client struct {
 	// pending is the put that completes a read-modify-write.
 	pending    protocol.Request
 	hasPending bool
+
+	// local is the placement oracle (SetPlacement); placed is set while
+	// the current operation's keys must satisfy local(key) == wantLocal.
+	local     func(key string) bool
+	placed    bool
+	wantLocal bool
+}
+
+// maxPlacementDraws bounds the draws for a key that satisfies the
+// operation's placement mode; if none does, the last draw is used.
+const maxPlacementDraws = 64
+
+// SetPlacement gives the client its placement oracle: local(key) reports
+// whether key is stored in the client's datacenter. It matters only for a
+// workload with LocalKeys (see Workload.LocalKeys); the workload package
+// knows nothing of protocols, so the driver derives local from where the
+// protocol places the key's replicas.
+func (c *Client) SetPlacement(local func(key string) bool) {
+	c.local = local
 }
 
 // NewClient returns a request generator for one client. session names the
@@ -326,9 +401,9 @@ func (w Workload) NewClient(session string, rng *rand.Rand) *Client {
 	}
 	switch w.Distribution {
 	case DistZipfian:
-		c.zipf = NewScrambledZipfian(0, int64(w.RecordCount)-1)
+		c.zipf = NewScrambledZipfianTheta(0, int64(w.RecordCount)-1, w.Theta())
 	case DistLatest:
-		c.latest = NewLatest(c.inserts)
+		c.latest = NewLatestTheta(c.inserts, w.Theta())
 	}
 	return c
 }
@@ -342,13 +417,18 @@ func (c *Client) Next() protocol.Request {
 		c.pending = protocol.Request{}
 		return req
 	}
-	switch c.chooseOp() {
+	kind := c.chooseOp()
+	c.placed = c.local != nil && c.w.LocalKeys
+	if c.placed {
+		c.wantLocal = !(c.rng.Float64() < c.w.RemoteFraction)
+	}
+	switch kind {
 	case opUpdate:
-		return c.put(c.nextKeyIndex())
+		return c.put(c.drawKey())
 	case opInsert:
 		return c.put(c.inserts.Next(c.rng))
 	case opRMW:
-		k := c.nextKeyIndex()
+		k := c.drawKey()
 		c.pending = c.put(k)
 		c.hasPending = true
 		return protocol.Request{Op: protocol.OpGet, Key: Key(k)}
@@ -367,8 +447,22 @@ func (c *Client) Next() protocol.Request {
 		}
 		return protocol.Request{Op: protocol.OpWriteTxn, Writes: writes}
 	default:
-		return protocol.Request{Op: protocol.OpGet, Key: Key(c.nextKeyIndex())}
+		return protocol.Request{Op: protocol.OpGet, Key: Key(c.drawKey())}
 	}
+}
+
+// drawKey draws the index of an existing key for the current operation:
+// from the workload's distribution, redrawn (up to maxPlacementDraws
+// times) until it satisfies the operation's placement mode.
+func (c *Client) drawKey() int64 {
+	k := c.nextKeyIndex()
+	if !c.placed {
+		return k
+	}
+	for i := 1; i < maxPlacementDraws && c.local(Key(k)) != c.wantLocal; i++ {
+		k = c.nextKeyIndex()
+	}
+	return k
 }
 
 // chooseOp draws the next operation kind.
@@ -422,10 +516,10 @@ func (c *Client) distinctKeys(n int) []int64 {
 	space := c.inserts.Last() + 1
 	idx := make([]int64, 0, n)
 	for len(idx) < n {
-		k := c.nextKeyIndex()
+		k := c.drawKey()
 		for tries := 0; slices.Contains(idx, k); tries++ {
 			if tries < maxDraws {
-				k = c.nextKeyIndex()
+				k = c.drawKey()
 			} else {
 				k = (k + 1) % space
 			}
@@ -433,4 +527,13 @@ func (c *Client) distinctKeys(n int) []int64 {
 		idx = append(idx, k)
 	}
 	return idx
+}
+
+// Dataset describes the workload's initial records, Key(0) ..
+// Key(RecordCount-1), for the load phase: the simulator hands it to every
+// node (each loaded key starts with Dataset.Value(key), derived from the
+// key, ValueSize bytes long), and `causeway load` writes those values to a
+// live cluster. Keys inserted during the run are not loaded.
+func (w Workload) Dataset() *protocol.Dataset {
+	return &protocol.Dataset{Records: int64(w.RecordCount), KeyPrefix: KeyPrefix, KeyDigits: keyDigits, ValueSize: w.ValueSize}
 }

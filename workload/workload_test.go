@@ -576,7 +576,7 @@ func TestLookup(t *testing.T) {
 		})
 	}
 	names := Names()
-	if !slices.IsSorted(names) || len(names) != 7 {
+	if !slices.IsSorted(names) || len(names) != 9 {
 		t.Errorf("Names() = %v", names)
 	}
 	for _, n := range names {

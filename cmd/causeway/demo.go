@@ -66,7 +66,7 @@ dependency checks) to pass.`,
 			}
 			printVerdicts(w, results)
 			fmt.Fprintln(w, "\nReproduce any row with: causeway sim --protocol P --topology", f.topology, "--workload", f.workload,
-				"--duration", f.duration, "--clients-per-dc", f.clientsPerDC, "--jitter", f.jitter, "--seed", f.seed, "--history h.jsonl; then: causeway check h.jsonl")
+				"--duration", f.duration, "--clients-per-dc", f.clientsPerDC, "--jitter", f.jitter, "--seed", f.seed, costFlag(f.cost)+"--history h.jsonl; then: causeway check h.jsonl")
 			return nil
 		},
 	}

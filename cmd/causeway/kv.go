@@ -27,8 +27,10 @@ same causal session there: that command first waits until its datacenter
 holds everything the session wrote or read, so that it reads its own writes
 and never goes back in time (it fails with a timeout if the datacenter does
 not catch up within --timeout, e.g. during a partition). A token can be used
-any number of times. Protocols that cannot move sessions (today karma,
-karma-nc and cops-pr) print no token and refuse --session-token.`
+any number of times. For karma, karma-nc and cops-pr what the command waits
+for is that the session's writes, and the in-flight values it read, are in
+every ring. A protocol that cannot move sessions prints no token and refuses
+--session-token.`
 
 // kvFlags are the flags of the one-shot client commands.
 type kvFlags struct {

@@ -20,6 +20,8 @@ func benchCmd() *cobra.Command {
 	var clients int
 	var seed uint64
 	var jsonOut bool
+	var records int
+	var wf workloadFlags
 	cmd := &cobra.Command{
 		Use:   "bench --cluster DIR",
 		Short: "Run a closed-loop workload against a live cluster, checked for causal+ consistency",
@@ -28,6 +30,11 @@ against the live cluster in DIR (see 'causeway cluster up') for a wall-clock
 duration, then prints throughput and latencies, records the history and runs
 the causal+ checker on it. The result JSON has "runtime":"live"; metrics the
 clients cannot observe (visibility, message counts, convergence) are absent.
+
+Load the cluster's records first ('causeway load' with the same --workload
+and --records): bench reads and writes the workload's keys, and records a
+read of a loaded value, or of a value an earlier run wrote, as the key's
+initial state (null).
 
 Before the workload, the same clients spend --ceiling sending no-op pings
 that the servers answer over the same transport without running the
@@ -52,6 +59,12 @@ Example:
 			}
 			w, err := workload.Lookup(wl)
 			if err != nil {
+				return &exitError{2, err}
+			}
+			if records > 0 {
+				w.RecordCount = records
+			}
+			if w, err = wf.apply(w); err != nil {
 				return &exitError{2, err}
 			}
 			if clients <= 0 {
@@ -116,6 +129,8 @@ Example:
 	fl.StringVar(&proto, "protocol", "", "the cluster's protocol (default), or \"noop\" to measure only the ceiling")
 	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling first (default: a quarter of --duration, 0.5s to 5s; negative skips it)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the workload generators")
+	fl.IntVar(&records, "records", 0, "number of keys (0: the workload's default; as given to 'causeway load')")
+	wf.register(cmd)
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file")
 	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/causeway/causeway/repro"
+	"github.com/causeway/causeway/runtime/sim"
 )
 
 func reproCmd() *cobra.Command {
@@ -24,6 +25,7 @@ Papers: karma (karma.txt §6: Figs. 7–12, the cost analysis of §6.4 and the
 object sizes of §6.5).`,
 	}
 	var opts repro.Options
+	var costModel string
 	karma := &cobra.Command{
 		Use:   "karma",
 		Short: "Reproduce karma.txt §6 (Figs. 7–12, §6.4 cost, §6.5 object size) on karma-aws8",
@@ -50,6 +52,10 @@ state, e.g.
 				}
 			}
 			start := time.Now()
+			var err error
+			if opts.Cost, err = sim.LoadCostModel(costModel); err != nil {
+				return &exitError{2, err}
+			}
 			if err := repro.Karma(opts); err != nil {
 				return &exitError{2, err}
 			}
@@ -63,6 +69,7 @@ state, e.g.
 	f.IntSliceVar(&opts.Threads, "threads", nil, fmt.Sprintf("client-thread counts of the saturation sweep (default: from %d, double until throughput rises by less than %.0f%%, at most %d)",
 		repro.SweepStart, 100*repro.SaturationGain, repro.SweepMax))
 	f.DurationVar(&opts.ServiceTime, "service-time", 2*time.Millisecond, "each server's cost per message: larger values saturate the servers with fewer threads")
+	f.StringVar(&costModel, "cost", "default", "cost model in units of --service-time: 'default', 'simple' (every message costs --service-time) or a YAML file")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of every run")
 	f.DurationVar(&opts.CongestionDuration, "congestion-duration", 30*time.Second,
 		"virtual time of each congestion run (Figs. 8, 9); Europe is congested during its middle third")

@@ -26,12 +26,14 @@ type simFlags struct {
 	clients                      int
 	clientsPerDC                 int
 	serviceTime                  time.Duration
+	cost                         string
 	opTimeout                    time.Duration
 	jitter                       time.Duration
 	faults                       string
 	records                      int
 	valueSize                    int
 	distribution                 string
+	wl                           workloadFlags
 }
 
 func (f *simFlags) register(cmd *cobra.Command) {
@@ -41,12 +43,15 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.clients, "clients", f.clients, "closed-loop client sessions in all (default: --clients-per-dc times the number of DCs)")
 	fl.IntVar(&f.clientsPerDC, "clients-per-dc", f.clientsPerDC, "client sessions per datacenter when --clients is not given")
 	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
+	fl.StringVar(&f.cost, "cost", "", "cost model pricing each input in units of --service-time by node role, message kind and bytes: 'default', 'simple' (or empty: every input costs --service-time) or a YAML file overriding the default")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
 	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
 	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
+	f.wl.register(cmd)
+	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
 }
 
 // spec resolves names into a bench.SimSpec.
@@ -71,20 +76,23 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	if f.distribution != "" {
 		w.Distribution = f.distribution
-		if err := w.Validate(); err != nil {
-			return bench.SimSpec{}, err
-		}
+	}
+	if w, err = f.wl.apply(w); err != nil {
+		return bench.SimSpec{}, err
 	}
 	clients := f.clients
 	if clients <= 0 {
 		clients = f.clientsPerDC * len(t.Datacenters)
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
-		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout}
+		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad}
+	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
+		return bench.SimSpec{}, err
+	}
 	switch f.faults {
 	case "":
 	case "random":
-		spec.Faults = faults.Random(sim.NewRand(f.seed, "fault-schedule"), t, f.duration)
+		spec.Faults = faults.Random(sim.NewRand(f.seed, "fault-schedule"), t, p.Nodes(t), f.duration)
 	default:
 		spec.Faults, err = faults.Load(f.faults, t)
 		if err != nil {
@@ -248,3 +256,11 @@ func progressBar(w io.Writer, label string) func(done, total time.Duration) {
 }
 
 var errNoProtocols = errors.New("no protocols given")
+
+// costFlag is the --cost argument of a replay command ("" when unset).
+func costFlag(cost string) string {
+	if cost == "" {
+		return ""
+	}
+	return "--cost " + cost + " "
+}

@@ -62,12 +62,13 @@ func (p *Protocol) Validate(t *topology.Topology) error {
 // serverName names the i-th storage server of a DC.
 func serverName(i int) string { return "s" + strconv.Itoa(i) }
 
-// Nodes implements protocol.Protocol: Servers storage servers per DC.
+// Nodes implements protocol.Protocol: Servers storage servers per DC, all
+// of RoleStorage.
 func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, d := range t.Datacenters {
 		for i := 0; i < d.Servers; i++ {
-			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, serverName(i))})
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, serverName(i)), Role: protocol.RoleStorage})
 		}
 	}
 	return out
@@ -141,6 +142,8 @@ type server struct {
 	seen    map[string]bool                     // depKey -> committed here (causal mode)
 	waiters map[string]map[protocol.NodeID]bool // depKey -> dep checks waiting here
 	ticking bool
+	// loaded is the dataset the run starts with (nil: none).
+	loaded *protocol.Dataset
 }
 
 func depKey(key string, version uint64) string { return key + "@" + strconv.FormatUint(version, 16) }
@@ -148,7 +151,8 @@ func depKey(key string, version uint64) string { return key + "@" + strconv.Form
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
-		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{}}
+		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{},
+		loaded: cfg.Loaded}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -246,7 +250,12 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.GetRequest:
-		e := s.store[b.Key]
+		e, ok := s.store[b.Key]
+		if !ok {
+			// A loaded record never written: its loaded value, at version
+			// 0, below every written version.
+			e.value = s.loaded.Value(b.Key)
+		}
 		r.Send(s.id, m.From, &pb.GetReply{ReqId: b.ReqId, Value: e.value, Version: e.version})
 	case *pb.PutRequest:
 		s.put(now, m.From, b, &r)

@@ -111,6 +111,10 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 				rep.Value = []byte{}
 			}
 			c.observe(req.Key, b.Version, false)
+		} else if b.Value != nil {
+			// A loaded value (version 0): every replica starts with it,
+			// so reading it adds no dependency.
+			rep.Value = b.Value
 		}
 		r.Reply(rep)
 	case *pb.PutReply:

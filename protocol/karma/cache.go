@@ -41,14 +41,17 @@ type dcCache struct {
 }
 
 func newCache(p *Protocol, cfg protocol.NodeConfig) *dcCache {
-	return &dcCache{id: cfg.ID, capacity: p.opts.CacheCapacity, lru: list.New(),
+	return &dcCache{id: cfg.ID, capacity: p.opts.CacheCapacity, epoch: cfg.Incarnation, lru: list.New(),
 		byKey: map[string]*list.Element{}, lastInv: map[string]uint64{}}
 }
 
-// Start implements protocol.Node: the incarnation's epoch is its start
-// time (a cache keeps nothing across a crash).
+// Start implements protocol.Node: the epoch is the cache's incarnation (a
+// cache keeps nothing across a crash), or its start time from a runtime
+// that does not count incarnations.
 func (c *dcCache) Start(now time.Duration) protocol.Ready {
-	c.epoch = uint64(now) + 1
+	if c.epoch == 0 {
+		c.epoch = uint64(now) + 1
+	}
 	return protocol.Ready{}
 }
 
@@ -60,7 +63,7 @@ func (c *dcCache) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.CacheGet:
-		rep := &pb.CacheGetReply{ReqId: b.ReqId, Epoch: c.epoch, Seq: c.seq}
+		rep := &pb.CacheGetReply{ReqId: b.ReqId, Key: b.Key, Epoch: c.epoch, Seq: c.seq}
 		if e := c.byKey[b.Key]; e != nil {
 			c.lru.MoveToFront(e)
 			o := e.Value.(*cached)

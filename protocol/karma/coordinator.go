@@ -76,6 +76,9 @@ type threadState struct {
 	lastNotify time.Duration
 	get        *pendingGet
 	txn        *pendingTxn
+	// moving: a resumed session asked for this thread (token.go); under
+	// COPS-PR only this makes its in-flight reads worth a notify-after.
+	moving bool
 	// maxSeen is the highest version the thread has read from a ring or
 	// cache: every write in its causal past has a version at most this.
 	maxSeen uint64
@@ -98,7 +101,7 @@ type coordinator struct {
 	index  uint64      // among all CCs, for versions
 	vc     commitClock // Lamport counter of write versions, leased like lc
 	lc     commitClock
-	nextID uint64 // write-buffer entry and request ids
+	nextID uint64 // write-buffer entry and request ids (firstID)
 
 	threads map[string]*threadState
 	entries map[uint64]*wbEntry // by RingPut.id
@@ -108,12 +111,17 @@ type coordinator struct {
 	// acknowledged, which sets when it is sent again.
 	ackRTT  []rttEstimate
 	ticking bool
+	// The ring latency monitor (probe.go): probes awaiting answers by id,
+	// whether its rounds run, and the time of the last client operation.
+	pending map[uint64]pendingProbe
+	probing bool
+	lastOp  time.Duration
 }
 
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
-		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{},
-		est: map[string]time.Duration{}, nextID: 1, vc: commitClock{key: versionClockKey},
+		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{}, pending: map[uint64]pendingProbe{},
+		est: map[string]time.Duration{}, nextID: firstID(cfg.Incarnation), vc: commitClock{key: versionClockKey},
 		ackRTT: make([]rttEstimate, len(cfg.Topology.Rings()))}
 	i := uint64(0)
 	for _, d := range cfg.Topology.Datacenters {
@@ -167,6 +175,18 @@ func (c *coordinator) recover(st storage.Reader) {
 	})
 }
 
+// idIncarnationShift places a node's incarnation in the high bits of the
+// ids it hands out and later matches replies against (a CC's write-buffer
+// entry and request ids): ids never repeat across incarnations
+// (protocol.NodeConfig), so a reply or acknowledgement addressed to an
+// earlier incarnation of the CC matches nothing. 2^40 ids per incarnation
+// will not run out.
+const idIncarnationShift = 40
+
+// firstID is the first id incarnation inc hands out (incarnation 0, from
+// a runtime that does not count, behaves as before: ids from 1).
+func firstID(inc uint64) uint64 { return inc<<idIncarnationShift | 1 }
+
 func (c *coordinator) thread(name string) *threadState {
 	t := c.threads[name]
 	if t == nil {
@@ -202,7 +222,7 @@ func (c *coordinator) busy() bool {
 		return true
 	}
 	for _, t := range c.threads {
-		if t.get != nil || t.txn != nil || len(t.drr) > 0 {
+		if t.get != nil || t.txn != nil || len(t.drr) > 0 && c.notifies(t) {
 			return true
 		}
 	}
@@ -217,9 +237,13 @@ func (c *coordinator) armTimer(r *protocol.Ready) {
 }
 
 // Tick implements protocol.Node: retransmissions, get timeouts and
-// notify-after write insertion.
-func (c *coordinator) Tick(now time.Duration, _ uint64) protocol.Ready {
+// notify-after write insertion, or a probe round (probe.go).
+func (c *coordinator) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == probeToken {
+		c.probeRound(now, &r)
+		return r
+	}
 	c.ticking = false
 	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
 		t := c.threads[name]
@@ -243,13 +267,18 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	var r protocol.Ready
 	switch b := m.Body.(type) {
 	case *pb.ClientPut:
+		c.clientOp(now, &r)
 		c.put(now, m.From, b, &r)
 	case *pb.ClientGet:
+		c.clientOp(now, &r)
 		c.get(now, m.From, b, &r)
 	case *pb.ClientTxn:
+		c.clientOp(now, &r)
 		c.txnStart(now, m.From, b, &r)
+	case *pb.ProbeResp:
+		c.probeResp(now, m.From, b)
 	case *pb.MigrateReq:
-		c.migrate(m.From, b, &r)
+		c.migrate(now, m.From, b, &r)
 	case *pb.ClientAdopt:
 		c.adopt(m.From, b, &r)
 	case *pb.RingPutAck:
@@ -348,8 +377,8 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 // acknowledgements arrive out of order.
 func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.Ready) {
 	e := c.entries[b.Id]
-	if e == nil || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
-		return
+	if e == nil || e.put.Key != b.Key || e.put.Version != b.Version || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
+		return // not this entry's acknowledgement, or a duplicate
 	}
 	e.acked[b.Ring] = true
 	c.ackRTT[b.Ring].acked(now)
@@ -405,7 +434,7 @@ func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
 // one that read in-flight values since its last put. At most one is in
 // flight per thread, and one starts at most every NotifyEvery.
 func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol.Ready) {
-	if len(t.drr) == 0 || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
+	if len(t.drr) == 0 || !c.notifies(t) || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
 		return
 	}
 	deps := t.deps()
@@ -415,6 +444,15 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 	t.notify = e
 	c.propagate(now, t, r)
 }
+
+// notifies reports whether the thread's in-flight reads are to be
+// confirmed by notify-after. Under COPS-PR they restrict nothing (the
+// thread is bound to its DC's ring anyway): they are only the put-after
+// dependencies of its next write, which a COPS client keeps in its context
+// until a put carries them (§1, §5), so no notify-after is sent — except
+// for a thread moving to another DC, whose history must be complete first
+// (token.go).
+func (c *coordinator) notifies(t *threadState) bool { return !c.p.mode.OwnRing || t.moving }
 
 // uncovered reports whether the thread holds a restriction that no write
 // in its write buffer carries as a dependency (and so would lift).
@@ -570,10 +608,10 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 
 func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *protocol.Ready) {
 	t := c.threads[c.reqs[b.ReqId]]
-	delete(c.reqs, b.ReqId)
-	if t == nil || t.get == nil || !t.get.inCache || t.get.ringReq != b.ReqId {
+	if t == nil || t.get == nil || !t.get.inCache || t.get.ringReq != b.ReqId || t.get.key != b.Key {
 		return
 	}
+	delete(c.reqs, b.ReqId)
 	g := t.get
 	if !b.Hit {
 		g.epoch, g.seq = b.Epoch, b.Seq
@@ -588,17 +626,17 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 	}
 	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
-	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0, CacheHit: true})
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: found(b.Version, b.Value), CacheHit: true})
 }
 
 // ringReply completes a get from a ring: an in-flight value restricts the
 // thread to that ring; a stable one may fill the DC cache.
 func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protocol.Ready) {
 	t := c.threads[c.reqs[b.ReqId]]
-	delete(c.reqs, b.ReqId)
-	if t == nil || t.get == nil || t.get.inCache || !t.get.attempts[b.ReqId] {
+	if t == nil || t.get == nil || t.get.inCache || !t.get.attempts[b.ReqId] || t.get.key != b.Key {
 		return
 	}
+	delete(c.reqs, b.ReqId)
 	g := t.get
 	t.get = nil
 	for id := range g.attempts {
@@ -627,12 +665,13 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		}
 		c.maybeNotify(now, t, r)
 	} else if g.cacheDC != "" && g.epoch != 0 {
-		// Stable, including a key never written (version 0): its absence
-		// is as cacheable as any value, and the MM invalidates it on the
-		// first write like any other.
+		// Stable, including a key never written (version 0): its loaded
+		// value, or its absence if it is not a loaded record, is as
+		// cacheable as any value, and the MM invalidates it on the first
+		// write like any other.
 		r.Send(c.id, c.p.cacheFor(c.dc, g.key), &pb.CacheFill{Key: g.key, Value: b.Value, Version: b.Version, Epoch: g.epoch, Seq: g.seq, Clock: c.lc.now})
 	}
-	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: b.Version > 0,
+	r.Send(c.id, g.from, &pb.ClientReply{ReqId: g.reqID, Value: b.Value, Found: found(b.Version, b.Value),
 		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
@@ -641,3 +680,8 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
 	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
 }
+
+// found reports whether a read of version with value returned data: a
+// written version, or a loaded record's value at version 0 (see
+// protocol.Dataset).
+func found(version uint64, value []byte) bool { return version > 0 || value != nil }

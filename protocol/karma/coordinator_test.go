@@ -82,13 +82,16 @@ func TestWritesCompleteInProgramOrder(t *testing.T) {
 		t.Helper()
 		return c.Step(0, protocol.Message{From: session, To: c.id, Body: body}).After.Messages
 	}
-	ids := map[string]uint64{}
+	puts := map[string]*pb.RingPut{}
 	for i, k := range []string{"k1", "k2"} {
 		for _, m := range step(&pb.ClientPut{ReqId: uint64(i + 1), Session: session, Key: k, Value: []byte("v")}) {
 			if rp, ok := m.Body.(*pb.RingPut); ok {
-				ids[rp.Key] = rp.Id
+				puts[rp.Key] = rp
 			}
 		}
+	}
+	ack := func(k string, ring int) *pb.RingPutAck {
+		return &pb.RingPutAck{Id: puts[k].Id, Ring: int32(ring), Key: k, Version: puts[k].Version}
 	}
 	stables := func(out []protocol.Message) (keys []string) {
 		for _, m := range out {
@@ -100,13 +103,13 @@ func TestWritesCompleteInProgramOrder(t *testing.T) {
 	}
 	rings := len(topo.Rings())
 	for ring := range rings {
-		if got := stables(step(&pb.RingPutAck{Id: ids["k2"], Ring: int32(ring)})); len(got) > 0 {
+		if got := stables(step(ack("k2", ring))); len(got) > 0 {
 			t.Fatalf("k2 declared stable (%v) before k1 completed", got)
 		}
 	}
 	var got []string
 	for ring := range rings {
-		got = append(got, stables(step(&pb.RingPutAck{Id: ids["k1"], Ring: int32(ring)}))...)
+		got = append(got, stables(step(ack("k1", ring)))...)
 	}
 	want := []string{}
 	for _, k := range []string{"k1", "k2"} {

@@ -24,6 +24,11 @@
 //     buffer (WB) and dynamic ring restrictions (DRR) (coordinator.go), and
 //     cache nodes "DC/cache<i>" (cache.go, karma only).
 //
+// Each node's protocol.Role says which of these it is (NewNode builds it
+// from the role, not from its name): storage servers with their MMs are
+// RoleStorage (the MM is not a node of its own), CCs RoleCoordinator, and
+// caches RoleCache.
+//
 // A client session (a client thread) is served by one CC of its DC, chosen
 // by hashing its name (session.go).
 //
@@ -66,17 +71,24 @@
 // §4.1.2), or the thread has since read a newer version of the key.
 // 2. Under a DRR: the restricted ring, bypassing the cache.
 // 3. Otherwise the DC cache; on a miss the ring whose replica is nearest by
-// measured latency (§6.2's monitor). The MM answers with the version and
-// whether it is in flight. An in-flight value binds the thread to that ring
+// measured latency (an average of the round trips of reads, seeded with the
+// topology's RTTs, and refreshed by probes: see "Latency monitor"). The MM
+// answers with the version and whether it is in flight: stability is per
+// version (isStable), a version is stable once its own STABLE arrived. An in-flight value binds the thread to that ring
 // (a DRR tied to the (key, version)); a stable one — a never-written key's
-// absence included, as for the paper's loaded records — is filled into the
-// DC cache, and the MM adds the DC to the key's cached-at set.
+// loaded value (protocol.Dataset, version 0) or absence included — is
+// filled into the DC cache, and the MM adds the DC to the key's cached-at
+// set.
 //
 // Restrictions that no buffered write of the thread will lift (a read-only
 // thread's, or those taken since its last put) are lifted by notify-after
 // (§4.2): at most every NotifyEvery the CC sends, to every ring, a
 // notify-after with the restrictions as dependencies; once every ring
-// answers, they are lifted.
+// answers, they are lifted. COPS-PR sends none: bound to its DC's ring, a
+// thread's in-flight reads restrict nothing and are only the put-after
+// dependencies of its next write (a COPS client's context), except when
+// the thread moves to another DC (token.go), whose history must be
+// complete first.
 //
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
@@ -86,7 +98,9 @@
 // [evt, clock] of commit-clock time in which its replica knows it valid;
 // the effective time eff is the largest of the CC's clock at the start and
 // every evt; keys whose interval ends before eff are read again as of eff
-// from the MMs' multiversion windows (round two, tag txn_round2). A
+// from the MMs' multiversion windows (round two, tag txn_round2); a
+// superseded version read there is in flight unless its own STABLE
+// arrived, whatever newer version of the key is stable (isStable). A
 // version that has left the window answers too_old and the transaction
 // starts again; an unanswered round starts again on another ring when the
 // thread is free to choose (§4.5: "retry the transaction in a different
@@ -107,6 +121,32 @@
 // The clock is persisted as a lease (a synced mark ahead of it) so it never
 // runs backwards across a crash.
 //
+// # Latency monitor (§6.2, probe.go)
+//
+// A read refreshes the CC's estimate of the DC it went to; a DC judged slow
+// during congestion (a read timed out there, or answered late) gets no
+// reads, so nothing would tell the CC it healed. "Background processes
+// continually monitor the delays between DCs": every ProbeEvery (default
+// 1s), while it serves client operations, a CC sends a ProbeReq to one
+// storage server of every DC it suspects (estimate above the topology's
+// RTT by a quarter plus 10 ms), and averages each answer's round trip into
+// the estimate (half weight: a probe measures the DC as it is now). A
+// healthy deployment sends no probe. COPS-PR chooses no ring and sends none.
+//
+// # Incarnations
+//
+// A restarted node is a new incarnation (protocol.NodeConfig.Incarnation),
+// and messages addressed to an earlier one may still arrive. Every id a CC
+// hands out and later matches a reply against — write-buffer entry ids
+// (RingPut.id, acknowledged by RingPutAck) and request ids (RingGet,
+// CacheGet) — carries the incarnation in its high bits
+// (idIncarnationShift; probe ids too), so it never repeats across
+// restarts; and every reply is matched on more than its id: RingGetReply
+// and CacheGetReply on the key asked for, RingPutAck on the entry's key and
+// version. A cache's epoch (which a fill must carry back) is its
+// incarnation. MMs hand out no ids: DepCheck/DepOK and
+// Invalidate/InvalidateAck are matched on key and version.
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -120,15 +160,21 @@
 //	DepCheck -> DepOK                     MM -> the key's MM in another ring (stability probe)
 //	CacheGet -> CacheGetReply, CacheFill  CC -> cache of its DC
 //	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
+//	ProbeReq -> ProbeResp                 CC -> an MM of a suspect DC -> CC (§6.2; an id each, ~7 bytes)
+//
+// RingPutAck carries the acknowledged write's key and version, and
+// CacheGetReply the key (see "Incarnations").
 //
 // # Storage
 //
 // MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers;
-// "t/<key>" highest stable version; "boot" written at every start; "c"
+// "t/<key>" highest stable version (the superseded versions in the
+// multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
 // lease, "w/<thread>/<id>" WB entries,
 // "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
-// them is answered). Caches keep nothing.
+// them is answered). Caches keep nothing. The live runtimes keep each
+// node's boot counter beside these keys (runtime.IncarnationKey).
 //
 // # Deliberate deviations
 //
@@ -186,6 +232,10 @@
 //     most maxOldVersions per key); after a restart an MM claims its
 //     versions valid from its recovered clock, so a transaction that needs
 //     an older one starts again (never reads a wrong one).
+//   - The latency monitor probes only DCs whose estimate looks congested
+//     (see above), where §6.2's monitors measure every pair of DCs all the
+//     time: a DC that is not suspect is either read from, which measures
+//     it, or not preferred anyway.
 //   - Write-only transactions are not offered (§4.5: "not worth the
 //     complexity"): write_txn answers ErrUnsupported.
 package karma

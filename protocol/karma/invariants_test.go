@@ -21,14 +21,14 @@ func TestSelfChecksCatchABrokenWriteBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := New(Mode{Name: "karma-nc"}, Options{})
-	n := p.NewNode(protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	n := p.NewNode(protocol.NodeConfig{ID: "a/cc0", Role: protocol.RoleCoordinator, Topology: topo})
 	if _, wrapped := n.(*checkedCoordinator); wrapped != invariants.Enabled {
 		t.Fatalf("NewNode wrapped the CC: %v, self-checks compiled in: %v", wrapped, invariants.Enabled)
 	}
 	if _, ok := n.(protocol.Quiescer); !ok {
 		t.Fatal("the CC lost its Quiescer")
 	}
-	c := newCoordinator(p, protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	c := newCoordinator(p, protocol.NodeConfig{ID: "a/cc0", Role: protocol.RoleCoordinator, Topology: topo})
 	for i, k := range []string{"k1", "k2"} {
 		c.Step(0, protocol.Message{From: "a/alice", To: c.id, Body: &pb.ClientPut{ReqId: uint64(i + 1), Session: "a/alice", Key: k, Value: []byte("v")}})
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// NotifyEvery is the period of notify-after write insertion for a
 	// session under ring restriction (§4.2).
 	NotifyEvery time.Duration
+	// ProbeEvery is the period of a CC's probes of every DC's latency
+	// while it serves clients (§6.2's background monitor, probe.go;
+	// default 1s); negative turns the probes off.
+	ProbeEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -41,6 +45,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NotifyEvery <= 0 {
 		o.NotifyEvery = 200 * time.Millisecond
+	}
+	if o.ProbeEvery == 0 {
+		o.ProbeEvery = time.Second
 	}
 	return o
 }
@@ -101,18 +108,23 @@ const (
 // Nodes implements protocol.Protocol: per DC, the topology's storage
 // servers (back zone), as many CCs (front zone: §5 co-locates one with
 // each storage node) and, with caches, CachesPerDC cache nodes (front).
+//
+// Roles: a storage server and its middle man are one node (Fig. 4 puts
+// the MM beside the server, and they share its storage), so the MM has
+// no role of its own: RoleStorage. CCs are RoleCoordinator, caches
+// RoleCache; NewNode builds each node from its role.
 func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, d := range t.Datacenters {
 		for i := 0; i < d.Servers; i++ {
-			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, storageName(i)), Zone: zoneBack})
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, storageName(i)), Role: protocol.RoleStorage, Zone: zoneBack})
 		}
 		for i := 0; i < d.Servers; i++ {
-			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, ccName(i)), Zone: zoneFront})
+			out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, ccName(i)), Role: protocol.RoleCoordinator, Zone: zoneFront})
 		}
 		if p.mode.Caches {
 			for i := 0; i < p.opts.CachesPerDC; i++ {
-				out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, cacheName(i)), Zone: zoneFront, Cost: cacheCost})
+				out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(d.Name, cacheName(i)), Role: protocol.RoleCache, Zone: zoneFront, Cost: cacheCost})
 			}
 		}
 	}
@@ -151,16 +163,19 @@ func ccFor(t *topology.Topology, session protocol.NodeID) protocol.NodeID {
 	return protocol.MakeNodeID(session.DC(), ccName(int(hashOf(string(session))%uint64(n))))
 }
 
-// NewNode implements protocol.Protocol.
+// NewNode implements protocol.Protocol: the node's role (from Nodes)
+// says what it is, not its name. A role Karma does not have panics: the
+// runtime passed a NodeConfig that is not one of Nodes'.
 func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
-	name := cfg.ID.Name()
-	switch {
-	case len(name) > 2 && name[:2] == "cc":
+	switch cfg.Role {
+	case protocol.RoleCoordinator:
 		return withInvariants(newCoordinator(p, cfg))
-	case len(name) > 5 && name[:5] == "cache":
+	case protocol.RoleCache:
 		return newCache(p, cfg)
-	default:
+	case protocol.RoleStorage, "":
 		return withInvariants(newMiddleMan(p, cfg))
+	default:
+		panic(fmt.Sprintf("%s: node %s has role %q, not one of karma's (storage, coordinator, cache)", p.mode.Name, cfg.ID, cfg.Role))
 	}
 }
 

@@ -28,6 +28,8 @@ type object struct {
 type oldVersion struct {
 	object
 	until time.Duration // when it was superseded, on this node's clock
+	// stable: its STABLE has arrived (see isStable).
+	stable bool
 }
 
 // Get-transactions' multiversion window: a superseded version is kept this
@@ -81,7 +83,7 @@ type middleMan struct {
 	// After a restart the sets are lost (restarted): a key's set is known
 	// again (cachedAtKnown) once its first write has invalidated every DC,
 	// since any cache may hold it from before, written or not (caches keep
-	// a never-written key's absence too).
+	// a never-written key's loaded value, or its absence, too).
 	cachedAt      map[string]map[string]bool
 	restarted     bool
 	cachedAtKnown map[string]bool
@@ -95,6 +97,9 @@ type middleMan struct {
 	inval         map[string]*invalidation // by depKey of the write
 	stab          stabilizer               // versions awaiting STABLE (stabilize.go)
 	ticking       bool
+	// loaded is the dataset the run starts with (nil: none): a read of a
+	// loaded key's version 0 returns its loaded value.
+	loaded *protocol.Dataset
 }
 
 func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
@@ -103,7 +108,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, storedWaiters: map[string]map[protocol.NodeID]bool{},
-		inval: map[string]*invalidation{}}
+		inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
 	}
@@ -186,10 +191,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		m.put(now, msg.From, b, &r)
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
-		if b.Version > m.stable[b.Key] {
-			m.stable[b.Key] = b.Version
-			r.Write(storage.Write{Kind: storage.Put, Key: "t/" + b.Key, Version: b.Version}, false)
-		}
+		m.markStable(b.Key, b.Version, &r)
+	case *pb.ProbeReq:
+		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
 		switch {
@@ -235,7 +239,13 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) 
 			return
 		}
 	}
-	inFlight := o.version > m.stable[b.Key]
+	if o.version == 0 {
+		// Never written (at that time): the loaded value, if the key is
+		// a record, else absence. Either is in every ring from the start,
+		// so stable.
+		o.value = m.loaded.Value(b.Key)
+	}
+	inFlight := !m.isStable(b.Key, o.version)
 	if !inFlight && b.CacheDc != "" && m.p.mode.Caches && !b.Txn {
 		if m.cachedAt[b.Key] == nil {
 			m.cachedAt[b.Key] = map[string]bool{}
@@ -244,6 +254,46 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) 
 	}
 	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
 		InFlight: inFlight, Ring: int32(m.ring), Clock: m.lc.now, Evt: o.evt})
+}
+
+// markStable records a STABLE: the version is in every ring. The highest
+// stable version of each key is persisted; a superseded version still in
+// the multiversion window is marked there, since a get-transaction's
+// second round may return it (isStable).
+func (m *middleMan) markStable(key string, version uint64, r *protocol.Ready) {
+	if version > m.stable[key] {
+		m.stable[key] = version
+		r.Write(storage.Write{Kind: storage.Put, Key: "t/" + key, Version: version}, false)
+	}
+	for i := range m.old[key] {
+		if m.old[key][i].version == version {
+			m.old[key][i].stable = true
+		}
+	}
+}
+
+// isStable reports whether version of key is stable (§4.1.2: known to be
+// in every ring; any other version is in flight, and reading it restricts
+// the reader). stable[key] is only the key's highest stable version: an
+// older one returned by a get-transaction's second round (versionAt) is
+// stable only if its own STABLE arrived, whatever newer version has since
+// become stable. A version older than the highest stable one that the
+// window no longer holds counts as in flight: a needless restriction,
+// lifted by notify-after, never a wrong release. Version 0, a key's
+// initial state, is in every ring from the start.
+func (m *middleMan) isStable(key string, version uint64) bool {
+	switch high := m.stable[key]; {
+	case version == 0 || version == high:
+		return true
+	case version > high:
+		return false
+	}
+	for _, o := range m.old[key] {
+		if o.version == version {
+			return o.stable
+		}
+	}
+	return false
 }
 
 // versionAt returns key's version valid at commit-clock time at: the
@@ -264,7 +314,8 @@ func (m *middleMan) versionAt(key string, at uint64) (object, bool) {
 // supersede keeps key's current version in the multiversion window and
 // prunes what has left it.
 func (m *middleMan) supersede(now time.Duration, key string) {
-	old := append(m.old[key], oldVersion{object: m.store[key], until: now})
+	cur := m.store[key]
+	old := append(m.old[key], oldVersion{object: cur, until: now, stable: m.isStable(key, cur.version)})
 	drop := max(0, len(old)-maxOldVersions)
 	for drop < len(old) && now-old[drop].until > txnWindow {
 		drop++
@@ -280,7 +331,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	}
 	switch {
 	case !b.Notify && m.committed[wk]:
-		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
+		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key, Version: b.Version})
 		return
 	case m.inval[wk] != nil:
 		m.inval[wk].from, m.inval[wk].id = from, b.Id // ack the latest sender
@@ -373,7 +424,7 @@ func addWaiter(w map[string]map[protocol.NodeID]bool, dk string, from protocol.N
 func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Ready) {
 	b := w.msg
 	if b.Notify {
-		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now})
+		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key})
 		return
 	}
 	if b.Version > m.store[b.Key].version {
@@ -439,7 +490,7 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
 	}
 	delete(m.waiters, dk)
-	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now})
+	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now, Key: key, Version: version})
 }
 
 // marshal encodes a generated message (it cannot fail).

@@ -74,3 +74,39 @@ func sent[T any](out []protocol.Message) bool {
 	}
 	return false
 }
+
+// TestSecondRoundReportsAnOldVersionInFlightUntilItsOwnStable drives one
+// middle man through the interleaving of a get-transaction's second round
+// (§4.5) that read a superseded version: w1 of x is stored, then a
+// concurrent w2 of x with a higher version, and w2's STABLE arrives while
+// w1's has not (w1 may still be missing from another ring, and its causal
+// past with it). A read of x as of w1's time returns w1 and must call it
+// in flight — stable is per version, not "at most the key's highest stable
+// version" — so that the reader is restricted to this ring; once w1's own
+// STABLE arrives it is stable.
+func TestSecondRoundReportsAnOldVersionInFlightUntilItsOwnStable(t *testing.T) {
+	h := newMMHarness(t)
+	e1 := h.put("x", "w1", 1)
+	e2 := h.put("x", "w2", 2)
+	h.step(&pb.Stable{Key: "x", Version: 2 << ccBits})
+	if rep := h.get("x", 0); string(rep.Value) != "w2" || rep.InFlight {
+		t.Fatalf("latest: %q in flight %v, want stable w2", rep.Value, rep.InFlight)
+	}
+	rep := h.get("x", e1)
+	if string(rep.Value) != "w1" {
+		t.Fatalf("x as of w1's commit time %d: %q, want w1", e1, rep.Value)
+	}
+	if !rep.InFlight {
+		t.Error("w1, never declared stable, reported stable because a newer version of x is")
+	}
+	h.step(&pb.Stable{Key: "x", Version: 1 << ccBits})
+	if rep := h.get("x", e1); string(rep.Value) != "w1" || rep.InFlight {
+		t.Errorf("after w1's STABLE: %q in flight %v, want stable w1", rep.Value, rep.InFlight)
+	}
+	// A stable version stays stable once superseded by a newer stable one.
+	h.put("x", "w3", 3)
+	h.step(&pb.Stable{Key: "x", Version: 3 << ccBits})
+	if rep := h.get("x", e2); string(rep.Value) != "w2" || rep.InFlight {
+		t.Errorf("after w3: x as of %d is %q in flight %v, want stable w2", e2, rep.Value, rep.InFlight)
+	}
+}

@@ -42,7 +42,7 @@ func TestCoordinatorQuiescentOnlyOnceWritesComplete(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "write buffer holds 1 writes") {
 			t.Fatalf("put acknowledged by %d of %d rings: CheckQuiescent = %v, want the buffered write reported", ring, rings, err)
 		}
-		step(&pb.RingPutAck{Id: put.Id, Ring: int32(ring)})
+		step(&pb.RingPutAck{Id: put.Id, Ring: int32(ring), Key: put.Key, Version: put.Version})
 	}
 	if err := c.CheckQuiescent(); err != nil {
 		t.Fatalf("put complete in every ring: %v", err)
@@ -73,7 +73,7 @@ func TestCoordinatorQuiescentOnlyOnceWritesComplete(t *testing.T) {
 		t.Fatal("no notify-after for the restricted thread")
 	}
 	for ring := range rings {
-		step(&pb.RingPutAck{Id: notify.Id, Ring: int32(ring)})
+		step(&pb.RingPutAck{Id: notify.Id, Ring: int32(ring), Key: notify.Key, Version: notify.Version})
 	}
 	if err := c.CheckQuiescent(); err != nil {
 		t.Fatalf("restriction lifted: %v", err)

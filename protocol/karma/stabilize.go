@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/storage"
 	pb "github.com/causeway/causeway/wire/karmapb"
 )
 
@@ -115,12 +114,4 @@ func (m *middleMan) stabilityAnswer(from protocol.NodeID, b *pb.DepOK, r *protoc
 	delete(m.stab.probes, b.Dep.Key)
 	m.markStable(b.Dep.Key, b.Dep.Version, r)
 	return true
-}
-
-// markStable records that version of key is in every ring.
-func (m *middleMan) markStable(key string, version uint64, r *protocol.Ready) {
-	if version > m.stable[key] {
-		m.stable[key] = version
-		r.Write(storage.Write{Kind: storage.Put, Key: "t/" + key, Version: version}, false)
-	}
 }

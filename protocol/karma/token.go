@@ -3,6 +3,7 @@ package karma
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/causeway/causeway/protocol"
 	pb "github.com/causeway/causeway/wire/karmapb"
@@ -112,8 +113,10 @@ func (s *session) migrateStep(m protocol.Message, r *protocol.Ready) {
 // migrate answers a resumed session asking for thread's history, once that
 // history is complete in every ring (see above); until then the session
 // asks again.
-func (c *coordinator) migrate(from protocol.NodeID, b *pb.MigrateReq, r *protocol.Ready) {
+func (c *coordinator) migrate(now time.Duration, from protocol.NodeID, b *pb.MigrateReq, r *protocol.Ready) {
 	if t := c.threads[b.Thread]; t != nil && (len(t.wb) > 0 || len(t.drr) > 0 || t.notify != nil) {
+		t.moving = true
+		c.maybeNotify(now, t, r)
 		return
 	}
 	r.Send(c.id, from, &pb.MigrateOK{ReqId: b.ReqId, Clock: c.lc.now, MaxVersion: c.vc.now<<ccBits | (1<<ccBits - 1)})

@@ -122,7 +122,7 @@ func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *
 func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetReply, r *protocol.Ready) {
 	tx := t.txn
 	i, ok := tx.reqs[b.ReqId]
-	if !ok {
+	if !ok || tx.keys[i] != b.Key {
 		return // a reply to an earlier round or attempt
 	}
 	delete(tx.reqs, b.ReqId)
@@ -204,7 +204,7 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 				r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(tx.ring)}}, true)
 			}
 		}
-		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: rd.version > 0})
+		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: found(rd.version, rd.value)})
 	}
 	r.Send(c.id, tx.from, rep)
 }

@@ -24,6 +24,11 @@
 // Config.Seed and its ID exactly as in the simulator; the timing of a live
 // run is of course not reproducible.
 //
+// A server node's incarnation (protocol.NodeConfig.Incarnation) is the
+// boot counter kept in its storage engine (runtime.NextIncarnation): 1 on
+// the default fresh engines, one more each time a runtime starts on an
+// engine an earlier one used.
+//
 // Client sessions are added with NewSession; Session.Do runs one operation
 // and waits for its reply, Session.SubmitAsync is the callback form for
 // load generators. Stop ends every goroutine and closes the engines.
@@ -71,7 +76,7 @@ type Config struct {
 type Stats struct {
 	Messages    int64 // messages handed to the network
 	WANMessages int64 // of which crossed between DCs
-	WANBytes    int64 // encoded bytes that crossed between DCs
+	WANBytes    int64 // payload bytes (proto.Size) that crossed between DCs
 	// Dropped counts messages that were never handed to a node: sent to an
 	// unknown or closed node, undecodable, or still in flight at Stop.
 	Dropped int64
@@ -165,6 +170,7 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("live: storage of node %s: %w", spec.ID, err)
 		}
 		n := rt.newNode("node", spec.ID)
+		n.role = spec.RoleOrStorage()
 		n.engine = eng
 		rt.nodes[spec.ID] = n
 		rt.servers = append(rt.servers, n)
@@ -172,7 +178,15 @@ func Start(cfg Config) (*Runtime, error) {
 	// Every node exists (and is addressable) before any of them runs. The
 	// clock starts now, so that creating the nodes does not eat into it.
 	for _, n := range rt.servers {
-		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Topology: rt.topo, Storage: n.engine, Rand: n.rng})
+		// A node started on storage an earlier runtime used is a restart:
+		// its engine keeps the boot counter (runtime.NextIncarnation).
+		inc, err := runtime.NextIncarnation(n.engine)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("live: node %s: %w", n.id, err)
+		}
+		n.sm = cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Incarnation: inc,
+			Topology: rt.topo, Storage: n.engine, Rand: n.rng})
 	}
 	rt.start = time.Now()
 	for _, n := range rt.servers {

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/wire"
 )
 
 // patience bounds every wait of these tests: it only turns a hang into a
@@ -127,17 +128,15 @@ func TestWANDelayIsALowerBound(t *testing.T) {
 	if len(obs.sent) != 3 {
 		t.Fatalf("observer saw %d messages, want 3", len(obs.sent))
 	}
-	frame, err := wire.Encode(wrapperspb.Int64(int64(sentAt)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Payload bytes, as the simulator counts them: not the wire frame.
+	size := proto.Size(wrapperspb.Int64(int64(sentAt)))
 	for _, b := range obs.sent {
-		if b != len(frame) {
-			t.Errorf("observer was told %d bytes, want the encoded size %d", b, len(frame))
+		if b != size {
+			t.Errorf("observer was told %d bytes, want the payload size %d", b, size)
 		}
 	}
-	if st := rt.Stats(); st.Messages != 3 || st.WANMessages != 2 || st.WANBytes == 0 {
-		t.Errorf("stats = %+v, want 3 messages, 2 across DCs", st)
+	if st := rt.Stats(); st.Messages != 3 || st.WANMessages != 2 || st.WANBytes != int64(2*size) {
+		t.Errorf("stats = %+v, want 3 messages, 2 across DCs with %d payload bytes", st, 2*size)
 	}
 }
 
@@ -235,6 +234,9 @@ type recEngine struct {
 }
 
 func (e *recEngine) Apply(ws []storage.Write, sync bool) error {
+	if len(ws) > 0 && ws[0].Key == runtime.IncarnationKey {
+		return e.Engine.Apply(ws, sync) // the runtime's boot counter, not a Ready
+	}
 	if e.err != nil {
 		return e.err
 	}
@@ -531,6 +533,28 @@ func TestNodeRandomnessIsSeeded(t *testing.T) {
 	}
 	if one[id("a")] == one[id("b")] {
 		t.Error("two nodes drew the same number")
+	}
+}
+
+// TestNodesGetTheirRole: each node is created with its NodeSpec's role,
+// RoleStorage when the spec names none.
+func TestNodesGetTheirRole(t *testing.T) {
+	var mu sync.Mutex
+	got := map[protocol.NodeID]protocol.Role{}
+	roles := map[string]protocol.Role{"a": protocol.RoleCoordinator, "b": "", "c": protocol.RoleCache}
+	p := &scripted{roleOf: func(dc string) protocol.Role { return roles[dc] },
+		onNew: func(n *scriptNode, cfg protocol.NodeConfig) {
+			mu.Lock()
+			got[cfg.ID] = cfg.Role
+			mu.Unlock()
+		}}
+	rt := start(t, Config{Protocol: p})
+	if err := rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[protocol.NodeID]protocol.Role{id("a"): protocol.RoleCoordinator, id("b"): protocol.RoleStorage, id("c"): protocol.RoleCache}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("nodes created with roles %v, want %v", got, want)
 	}
 }
 

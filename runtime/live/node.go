@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/wire"
@@ -16,6 +18,7 @@ type node struct {
 	rt      *Runtime
 	id      protocol.NodeID
 	dc      string
+	role    protocol.Role // the NodeSpec's role; empty for sessions
 	session bool
 	sm      protocol.Node
 	engine  storage.Engine // nil for sessions
@@ -173,7 +176,8 @@ func (n *node) send(now time.Duration, m protocol.Message) {
 	}
 	rt := n.rt
 	rt.messages.Add(1)
-	rt.obs.MessageSent(now, n.id, m.To, len(frame))
+	size := proto.Size(m.Body) // payload bytes, as the simulator counts them
+	rt.obs.MessageSent(now, n.id, m.To, size)
 	to := rt.lookup(m.To)
 	if to == nil {
 		rt.log.Error("live: message to an unknown node dropped", "node", n.id, "to", m.To, "type", fmt.Sprintf("%T", m.Body))
@@ -183,7 +187,7 @@ func (n *node) send(now time.Duration, m protocol.Message) {
 	d := rt.topo.OneWay(n.dc, to.dc)
 	if n.dc != to.dc {
 		rt.wanMessages.Add(1)
-		rt.wanBytes.Add(int64(len(frame)))
+		rt.wanBytes.Add(int64(size))
 		if rt.jitter > 0 {
 			d += time.Duration(n.netRng.Int64N(int64(2*rt.jitter)+1)) - rt.jitter
 			if d < 0 {

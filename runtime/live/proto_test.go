@@ -23,6 +23,8 @@ type scripted struct {
 	onStart func(n *scriptNode, now time.Duration) protocol.Ready
 	onStep  func(n *scriptNode, now time.Duration, m protocol.Message) protocol.Ready
 	onTick  func(n *scriptNode, now time.Duration, token uint64) protocol.Ready
+	// roleOf, when set, gives the role of each DC's node in Nodes.
+	roleOf func(dc string) protocol.Role
 }
 
 func (p *scripted) Name() string                                          { return "scripted" }
@@ -33,7 +35,11 @@ func (p *scripted) Replicas(*topology.Topology, string) []protocol.NodeID { retu
 func (p *scripted) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, dc := range t.DCNames() {
-		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0")})
+		spec := protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0")}
+		if p.roleOf != nil {
+			spec.Role = p.roleOf(dc)
+		}
+		out = append(out, spec)
 	}
 	return out
 }

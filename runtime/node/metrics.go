@@ -18,6 +18,7 @@ type metrics struct {
 	batches     *prometheus.CounterVec // by sync
 	visible     prometheus.Counter
 	replyTracks prometheus.GaugeFunc
+	incarnation prometheus.Gauge
 }
 
 func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics {
@@ -44,13 +45,16 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 			Name: "causeway_writes_visible_total", Help: "Writes the node reported readable.", ConstLabels: labels,
 		}),
 	}
+	m.incarnation = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "causeway_node_incarnation", Help: "The node's boot counter: 1 on its first start, one more at each restart.", ConstLabels: labels,
+	})
 	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "causeway_queue_depth", Help: "Inputs waiting in the node's queue.", ConstLabels: labels,
 	}, queueDepth)
 	m.replyTracks = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "causeway_client_addresses", Help: "Client addresses the node has sent replies to.", ConstLabels: labels,
 	}, sessionAddrs)
-	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.visible, queue, m.replyTracks,
+	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.visible, queue, m.replyTracks, m.incarnation,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every drop reason appears from the start, at zero.
 	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut} {

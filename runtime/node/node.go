@@ -5,8 +5,10 @@
 //
 // # The node host
 //
-// Run opens the node's Pebble store in its data directory, re-creates the
-// protocol node from what it holds (protocol.NewNode with the store as its
+// Run opens the node's Pebble store in its data directory, counts one more
+// start in the boot counter it keeps there (runtime.NextIncarnation: the
+// node's incarnation, synced before the node is created), re-creates the
+// protocol node from what the store holds (protocol.NewNode with the store as its
 // recovered storage), listens on the node's transport address and serves
 // /healthz and /metrics on its HTTP address. One goroutine owns the state
 // machine, as in runtime/live: it takes the frames the transport hands over
@@ -100,6 +102,7 @@ import (
 	"github.com/causeway/causeway/certs"
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/transport"
@@ -155,6 +158,10 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		return fmt.Errorf("node: %w", err)
 	}
 	id := protocol.NodeID(nodeID)
+	spec, ok := protocol.FindNode(p.Nodes(cfg.Topology), id)
+	if !ok {
+		return fmt.Errorf("node: protocol %s has no node %q on topology %s", p.Name(), nodeID, cfg.Topology.Name)
+	}
 	log := logger.With("node", nodeID)
 
 	var serverTLS, clientTLS *tls.Config
@@ -180,12 +187,20 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		}
 	}()
 
+	// The boot counter, synced before the node is created: a restarted
+	// node is a new incarnation (protocol.NodeConfig.Incarnation).
+	inc, err := runtime.NextIncarnation(eng)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", nodeID, err)
+	}
+
 	book := newAddressBook(cfg, id.DC())
 	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox()}
 	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
+	h.metrics.incarnation.Set(float64(inc))
 	h.m = &machine{
 		id:      id,
-		sm:      p.NewNode(protocol.NodeConfig{ID: id, Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
+		sm:      p.NewNode(protocol.NodeConfig{ID: id, Role: spec.RoleOrStorage(), Incarnation: inc, Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
 		clock:   newClock(cfg.Epoch),
 		box:     h.box,
 		log:     log,
@@ -246,7 +261,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		loopDone <- h.m.run(stop, func() {
 			h.ready.Store(true)
 			log.Info("node started", "protocol", cfg.Protocol, "topology", cfg.Topology.Name,
-				"addr", tr.Addr(), "http", hl.Addr().String(), "data", self.Data, "tls", cfg.TLS,
+				"incarnation", inc, "addr", tr.Addr(), "http", hl.Addr().String(), "data", self.Data, "tls", cfg.TLS,
 				"wan_delay", cfg.WANDelay, "sync", opts.Sync, "admin", opts.Admin)
 		})
 	}()

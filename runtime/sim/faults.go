@@ -132,6 +132,6 @@ func (s *Sim) crash(n *simNode) {
 	n.up = false
 	n.inc++
 	n.sm = nil
-	n.queue = nil
+	n.queue.reset()
 	n.engine.Crash(s.faultRg)
 }

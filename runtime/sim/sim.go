@@ -16,11 +16,11 @@
 //
 // Nodes: every server node of the protocol, plus client sessions added with
 // AddSession. A server node may have a service time (Config.ServiceTime,
-// scaled by the node's NodeSpec.Cost): it then handles one input at a time
-// and queues the rest, so that offered load saturates it as a real CPU
-// would. A crash discards a node's memory,
-// queued inputs and timers and the unsynced suffix of its storage (a
-// storage.Mem); a restart re-creates it from what its storage kept.
+// priced per input by Config.Cost, see cost.go): it then handles one input
+// at a time and queues the rest, high priority first (queue.go), so that
+// offered load saturates it as a real CPU would. A crash discards a node's
+// memory, queued inputs and timers and the unsynced suffix of its storage
+// (a storage.Mem); a restart re-creates it from what its storage kept.
 //
 // Message-level control (intercept.go): a test driver can hold messages
 // that match a rule when they arrive, list them, deliver or drop them
@@ -35,6 +35,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/protocol"
@@ -52,24 +54,42 @@ type Config struct {
 	// Jitter bounds the uniform one-way jitter on wide-area links; 0 uses
 	// the topology's jitter_ms, negative means none.
 	Jitter time.Duration
-	// ServiceTime is the time a server node spends on each input (0: none).
+	// ServiceTime is the time a server node spends on each input (0: none),
+	// scaled by the node's NodeSpec.Cost: the simple form of the cost model.
 	ServiceTime time.Duration
+	// Cost, when set, prices each input in units of ServiceTime by the
+	// node's role, the message's kind and its payload bytes (cost.go,
+	// DefaultCostModel). nil is the simple form.
+	Cost *CostModel
 	// OpTimeout is given to client sessions (default 5s).
 	OpTimeout time.Duration
 	// Faults is the fault schedule to carry out.
 	Faults faults.Schedule
 	// Observer is told about messages and visibility (optional).
 	Observer runtime.Observer
+	// Loaded is the dataset every server node starts with (optional; see
+	// protocol.Dataset): the simulator's load phase, free of memory per
+	// key.
+	Loaded *protocol.Dataset
 }
 
 // Stats counts what the network did.
 type Stats struct {
 	Messages    int64 // messages handed to the network
 	WANMessages int64 // of which crossed between DCs
-	WANBytes    int64 // encoded bytes that crossed between DCs
+	WANBytes    int64 // payload bytes (proto.Size) that crossed between DCs
 	Dropped     int64 // lost, cut by a partition, or sent to a crashed node
 	Duplicated  int64
 	Events      int64 // events processed
+
+	// WANFrameBytes is WANBytes plus the wire codec's framing (the anypb
+	// type URL and lengths): the bytes the live transport would carry.
+	WANFrameBytes int64
+	// ReplicatedWrites counts the messages that crossed between DCs
+	// carrying a replicated write (protocol.WriteCarrier), and
+	// MetadataBytes their payload bytes minus their values' lengths.
+	ReplicatedWrites int64
+	MetadataBytes    int64
 }
 
 type eventKind uint8
@@ -91,6 +111,8 @@ type event struct {
 	inc   int // node incarnation the event belongs to
 	from  protocol.NodeID
 	frame []byte
+	size  int           // payload bytes of a delivered message
+	body  proto.Message // the decoded frame, once decoded
 	token uint64
 	req   protocol.Request
 	fault faults.Event
@@ -131,7 +153,7 @@ type simNode struct {
 	// service-time queueing; service is the node's time per input
 	service   time.Duration
 	busyUntil time.Duration
-	queue     []*event
+	queue     serviceQueue
 	waking    bool
 	// client sessions: the reply callback of the outstanding operation
 	onReply func(now time.Duration, rep protocol.Reply)
@@ -150,6 +172,8 @@ type Sim struct {
 	faultRg *rand.Rand
 	jitter  time.Duration
 	obs     runtime.Observer
+	prio    protocol.Prioritizer  // nil unless the protocol has priorities
+	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
@@ -183,6 +207,9 @@ func New(cfg Config) (*Sim, error) {
 	if cfg.OpTimeout <= 0 {
 		cfg.OpTimeout = 5 * time.Second
 	}
+	if err := cfg.Cost.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	s := &Sim{
 		cfg:     cfg,
 		topo:    cfg.Topology,
@@ -193,6 +220,8 @@ func New(cfg Config) (*Sim, error) {
 		net:     newNetState(),
 	}
 	s.net.now = s.Now
+	s.prio, _ = cfg.Protocol.(protocol.Prioritizer)
+	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
@@ -214,8 +243,8 @@ func New(cfg Config) (*Sim, error) {
 		}
 		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, role: role, engine: storage.NewMem(),
 			rng: NewRand(cfg.Seed, "node/"+string(spec.ID)), service: cfg.ServiceTime}
-		if spec.Cost > 0 {
-			n.service = time.Duration(float64(cfg.ServiceTime) * spec.Cost)
+		if scale := cfg.Cost.Scale(role, spec.Cost); scale != 1 {
+			n.service = time.Duration(float64(cfg.ServiceTime) * scale)
 		}
 		s.nodes[spec.ID] = n
 		s.order = append(s.order, n)
@@ -429,9 +458,10 @@ func (s *Sim) localNow(n *simNode) time.Duration {
 func (s *Sim) startNode(n *simNode) {
 	n.up = true
 	n.inc++
-	n.busyUntil, n.queue, n.waking = 0, nil, false
+	n.busyUntil, n.waking = 0, false
+	n.queue.reset()
 	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Incarnation: uint64(n.inc),
-		Topology: s.topo, Storage: n.engine, Rand: n.rng})
+		Topology: s.topo, Storage: n.engine, Rand: n.rng, Loaded: s.cfg.Loaded})
 	s.apply(n, n.sm.Start(s.localNow(n)))
 }
 
@@ -446,12 +476,10 @@ func (s *Sim) handle(e *event) {
 	case evWake:
 		n := e.node
 		n.waking = false
-		if !n.up || e.inc != n.inc || len(n.queue) == 0 {
+		if !n.up || e.inc != n.inc || n.queue.len() == 0 {
 			return
 		}
-		next := n.queue[0]
-		n.queue = n.queue[1:]
-		s.process(n, next)
+		s.process(n, n.queue.pop())
 		return
 	}
 	if e.kind == evDeliver && s.maybeHold(e) {
@@ -478,8 +506,8 @@ func (s *Sim) arrive(e *event) {
 		s.process(n, e)
 		return
 	}
-	if n.busyUntil > s.now || len(n.queue) > 0 {
-		n.queue = append(n.queue, e)
+	if n.busyUntil > s.now || n.queue.len() > 0 {
+		n.queue.push(e, s.priority(n, e))
 		s.scheduleWake(n)
 		return
 	}
@@ -509,17 +537,14 @@ func (s *Sim) cutFrom(from protocol.NodeID, n *simNode) bool {
 }
 
 // process hands one input to a node and applies its Ready. With a service
-// time the node is busy until now+ServiceTime and its outputs leave then.
+// time the node is busy for the input's cost (cost.go) and its outputs
+// leave then.
 func (s *Sim) process(n *simNode, e *event) {
 	now := s.localNow(n)
 	var r protocol.Ready
 	switch e.kind {
 	case evDeliver:
-		body, err := wire.Decode(e.frame)
-		if err != nil {
-			panic(fmt.Sprintf("sim: node %s got an undecodable frame from %s: %v", n.id, e.from, err))
-		}
-		m := protocol.Message{From: e.from, To: n.id, Body: body}
+		m := protocol.Message{From: e.from, To: n.id, Body: s.decode(n, e)}
 		if s.icpt.trace != nil {
 			s.icpt.trace(s.now, m)
 		}
@@ -530,8 +555,8 @@ func (s *Sim) process(n *simNode, e *event) {
 		r = n.sm.(protocol.Session).Submit(now, e.req)
 	}
 	if !n.session && n.service > 0 {
-		n.busyUntil = s.now + n.service
-		if len(n.queue) > 0 {
+		n.busyUntil = s.now + s.cost(n, e)
+		if n.queue.len() > 0 {
 			s.scheduleWake(n)
 		}
 		// Outputs leave when the service time is over.
@@ -590,11 +615,8 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	}
 	s.stats.Messages++
 	wan := from.dc != to.dc
-	if wan {
-		s.stats.WANMessages++
-		s.stats.WANBytes += int64(len(frame))
-	}
-	s.obs.MessageSent(s.now, from.id, to.id, len(frame))
+	size := s.countBytes(m.Body, frame, wan)
+	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
 	if s.net.cut(from, to) {
 		s.stats.Dropped++
@@ -621,6 +643,6 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 				d = 0
 			}
 		}
-		s.push(&event{at: s.now + d, kind: evDeliver, node: to, from: from.id, frame: frame})
+		s.push(&event{at: s.now + d, kind: evDeliver, node: to, from: from.id, frame: frame, size: size})
 	}
 }

@@ -21,7 +21,8 @@ import (
 type echo struct {
 	nodes map[protocol.NodeID]*echoNode
 	log   *[]string
-	cost  float64 // of every server (NodeSpec.Cost)
+	cost  float64       // of every server (NodeSpec.Cost)
+	role  protocol.Role // of every server (NodeSpec.Role)
 }
 
 func newEcho() *echo { return &echo{nodes: map[protocol.NodeID]*echoNode{}, log: new([]string)} }
@@ -34,7 +35,7 @@ func (e *echo) Replicas(*topology.Topology, string) []protocol.NodeID { return n
 func (e *echo) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	var out []protocol.NodeSpec
 	for _, dc := range t.DCNames() {
-		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back", Cost: e.cost})
+		out = append(out, protocol.NodeSpec{ID: protocol.MakeNodeID(dc, "s0"), Zone: "back", Cost: e.cost, Role: e.role})
 	}
 	return out
 }
@@ -300,7 +301,7 @@ func TestSameSeedSameRun(t *testing.T) {
 		e := newEcho()
 		topo := local3(t)
 		s, _ := New(Config{Topology: topo, Protocol: e, Seed: seed, Jitter: 5 * time.Millisecond,
-			Faults: faults.Random(NewRand(seed, "fault-schedule"), topo, 10*time.Second)})
+			Faults: faults.Random(NewRand(seed, "fault-schedule"), topo, e.Nodes(topo), 10*time.Second)})
 		for i := 0; i < 6; i++ {
 			c, _ := s.AddSession(topo.DCNames()[i%3], fmt.Sprintf("c%d", i))
 			var next func(int)

@@ -792,7 +792,13 @@ type RingPutAck struct {
 	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	Ring  int32                  `protobuf:"varint,2,opt,name=ring,proto3" json:"ring,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock         uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
+	Clock uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
+	// key and version are the acknowledged write's (a notify-after's key,
+	// version 0): the CC matches them as well as the id, so that an
+	// acknowledgement meant for an earlier incarnation never acknowledges
+	// another entry.
+	Key           string `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	Version       uint64 `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -844,6 +850,20 @@ func (x *RingPutAck) GetRing() int32 {
 func (x *RingPutAck) GetClock() uint64 {
 	if x != nil {
 		return x.Clock
+	}
+	return 0
+}
+
+func (x *RingPutAck) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *RingPutAck) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
 	}
 	return 0
 }
@@ -1075,7 +1095,9 @@ type CacheGetReply struct {
 	Epoch uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	Seq   uint64 `protobuf:"varint,6,opt,name=seq,proto3" json:"seq,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock         uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
+	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
+	// key is the CacheGet's: the CC matches it as well as the request id.
+	Key           string `protobuf:"bytes,8,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1157,6 +1179,13 @@ func (x *CacheGetReply) GetClock() uint64 {
 		return x.Clock
 	}
 	return 0
+}
+
+func (x *CacheGetReply) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
 }
 
 // CacheFill: CC -> cache, with a stable value it read from a ring.
@@ -1548,6 +1577,100 @@ func (x *ClientAdopt) GetMaxVersion() uint64 {
 	return 0
 }
 
+// ProbeReq: CC -> a storage server of every DC, every Options.ProbeEvery
+// while the CC serves client operations: the background monitor of
+// wide-area delays of §6.2, which refreshes the CC's latency estimate of a
+// DC that no read goes to (one judged slow during congestion).
+type ProbeReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProbeReq) Reset() {
+	*x = ProbeReq{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProbeReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProbeReq) ProtoMessage() {}
+
+func (x *ProbeReq) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProbeReq.ProtoReflect.Descriptor instead.
+func (*ProbeReq) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ProbeReq) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// ProbeResp: the storage server's (middle man's) answer to ProbeReq, sent
+// at once.
+type ProbeResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProbeResp) Reset() {
+	*x = ProbeResp{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProbeResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProbeResp) ProtoMessage() {}
+
+func (x *ProbeResp) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProbeResp.ProtoReflect.Descriptor instead.
+func (*ProbeResp) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ProbeResp) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
 var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
@@ -1614,12 +1737,14 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04deps\x18\x04 \x03(\v2\x16.causeway.karma.v1.DepR\x04deps\x12\x16\n" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
 	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
-	"\x05clock\x18\a \x01(\x04R\x05clock\"F\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\"r\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04ring\x18\x02 \x01(\x05R\x04ring\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\"J\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\tR\x03key\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\x04R\aversion\"J\n" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1631,7 +1756,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\xa6\x01\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
 	"\rCacheGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03hit\x18\x02 \x01(\bR\x03hit\x12\x14\n" +
@@ -1639,7 +1764,8 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x10\n" +
 	"\x03seq\x18\x06 \x01(\x04R\x03seq\x12\x14\n" +
-	"\x05clock\x18\a \x01(\x04R\x05clock\"\x8b\x01\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x10\n" +
+	"\x03key\x18\b \x01(\tR\x03key\"\x8b\x01\n" +
 	"\tCacheFill\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -1669,7 +1795,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x14\n" +
 	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x1f\n" +
 	"\vmax_version\x18\x04 \x01(\x04R\n" +
-	"maxVersionB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
+	"maxVersion\"\x1a\n" +
+	"\bProbeReq\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\x1b\n" +
+	"\tProbeResp\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02idB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
 
 var (
 	file_proto_causeway_karma_v1_karma_proto_rawDescOnce sync.Once
@@ -1683,7 +1813,7 @@ func file_proto_causeway_karma_v1_karma_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_karma_v1_karma_proto_rawDescData
 }
 
-var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*Dep)(nil),           // 0: causeway.karma.v1.Dep
 	(*ClientGet)(nil),     // 1: causeway.karma.v1.ClientGet
@@ -1706,6 +1836,8 @@ var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*MigrateReq)(nil),    // 18: causeway.karma.v1.MigrateReq
 	(*MigrateOK)(nil),     // 19: causeway.karma.v1.MigrateOK
 	(*ClientAdopt)(nil),   // 20: causeway.karma.v1.ClientAdopt
+	(*ProbeReq)(nil),      // 21: causeway.karma.v1.ProbeReq
+	(*ProbeResp)(nil),     // 22: causeway.karma.v1.ProbeResp
 }
 var file_proto_causeway_karma_v1_karma_proto_depIdxs = []int32{
 	4, // 0: causeway.karma.v1.ClientReply.reads:type_name -> causeway.karma.v1.TxnRead
@@ -1730,7 +1862,7 @@ func file_proto_causeway_karma_v1_karma_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_karma_v1_karma_proto_rawDesc), len(file_proto_causeway_karma_v1_karma_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

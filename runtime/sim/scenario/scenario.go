@@ -8,9 +8,11 @@
 //
 // Commands (arguments are datadriven key=value pairs):
 //
-//	sim protocol=P [topology=T] [seed=N] [jitter=D] [service=D]
+//	sim protocol=P [topology=T] [seed=N] [jitter=D] [service=D] [cost=C]
 //	                           start a simulation (topology: a preset; default
-//	                           local3; jitter default none, so runs are exact)
+//	                           local3; jitter default none, so runs are exact;
+//	                           cost: "default" or a cost-model file, priced in
+//	                           units of service, see sim.CostModel)
 //	session name=S dc=D        add a client session S in datacenter D
 //
 // Operations. A session has one operation outstanding at a time.
@@ -225,6 +227,14 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 			*a.dst = v
 		}
 	}
+	var costName string
+	if d.HasArg("cost") {
+		d.ScanArgs(st.t, "cost", &costName)
+	}
+	cost, err := sim.LoadCostModel(costName)
+	if err != nil {
+		return "", err
+	}
 	p, err := protocol.Lookup(name)
 	if err != nil {
 		return "", err
@@ -233,7 +243,7 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s, err := sim.New(sim.Config{Topology: tp, Protocol: p, Seed: seed, Jitter: jitter, ServiceTime: service, OpTimeout: 10 * time.Second})
+	s, err := sim.New(sim.Config{Topology: tp, Protocol: p, Seed: seed, Jitter: jitter, ServiceTime: service, Cost: cost, OpTimeout: 10 * time.Second})
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,72 @@
+package protocol
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// LoadedPrefix starts every loaded value (Dataset.Value). No workload write
+// starts with it: a written value starts with its ID, which never contains
+// '#'. Histories record a read of a loaded value as the key's initial
+// state (null).
+const LoadedPrefix = "#loaded#"
+
+// IsLoaded reports whether v is a loaded value (starts with LoadedPrefix).
+func IsLoaded(v []byte) bool { return bytes.HasPrefix(v, []byte(LoadedPrefix)) }
+
+// Dataset describes the records a run starts with, as YCSB's load phase
+// writes them, without storing them: key i of Records is KeyPrefix followed
+// by i in decimal, zero-padded to at least KeyDigits digits, and its loaded
+// value (Value) is derived from the key. A simulated node holding a replica
+// of a loaded key that has no stored version answers a read with the
+// loaded value, at the lowest possible version, so that any written
+// version wins over it; the value travels in the reply like any other, so
+// its bytes count on the wire. A nil *Dataset holds nothing.
+type Dataset struct {
+	// Records is the number of loaded keys, indexes 0 .. Records-1.
+	Records int64
+	// KeyPrefix and KeyDigits give the key format.
+	KeyPrefix string
+	KeyDigits int
+	// ValueSize is the size of each loaded value in bytes (never shorter
+	// than LoadedPrefix, the key and '#').
+	ValueSize int
+}
+
+// Has reports whether key is one of the dataset's records.
+func (d *Dataset) Has(key string) bool {
+	if d == nil || len(key) <= len(d.KeyPrefix) || key[:len(d.KeyPrefix)] != d.KeyPrefix {
+		return false
+	}
+	digits := key[len(d.KeyPrefix):]
+	if len(digits) < d.KeyDigits || len(digits) > 19 {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	if len(digits) > d.KeyDigits && digits[0] == '0' {
+		return false // not the canonical spelling of its index
+	}
+	i, err := strconv.ParseInt(digits, 10, 64)
+	return err == nil && i < d.Records
+}
+
+// Value returns key's loaded value: LoadedPrefix, the key, '#', then
+// padding up to ValueSize bytes; nil when key is not a record.
+func (d *Dataset) Value(key string) []byte {
+	if !d.Has(key) {
+		return nil
+	}
+	n := max(d.ValueSize, len(LoadedPrefix)+len(key)+1)
+	b := make([]byte, n)
+	i := copy(b, LoadedPrefix)
+	i += copy(b[i:], key)
+	b[i] = '#'
+	for i++; i < n; i++ {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}
