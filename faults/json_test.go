@@ -21,7 +21,7 @@ func TestScheduleJSONIsAFaultsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 20; seed++ {
-		s := RandomZones(rand.New(rand.NewPCG(seed, 7)), topo, 3*time.Second)
+		s := RandomZones(rand.New(rand.NewPCG(seed, 7)), topo, karmaNodes(topo), 3*time.Second)
 		s = append(s, Event{At: 2 * time.Second, ClockSkew: &Skew{Target: "dc:tokyo", Ms: -12.5}},
 			Event{At: 2 * time.Second, Delay: &Delay{Target: "node:tokyo/s0", AddMs: 10, For: time.Second}})
 		sortSchedule(s)
