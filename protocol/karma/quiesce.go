@@ -58,8 +58,8 @@ func (p *problems) err() error {
 }
 
 // CheckQuiescent implements protocol.Quiescer for a client coordinator:
-// empty write buffers, no restrictions, no notify-after, get or
-// transaction in progress.
+// empty write buffers, no restrictions (but COPS-PR's, which restrict
+// nothing), no notify-after, get or transaction in progress.
 func (c *coordinator) CheckQuiescent() error {
 	var p problems
 	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
@@ -69,7 +69,10 @@ func (c *coordinator) CheckQuiescent() error {
 			p.addf("thread %s: write buffer holds %d writes, the oldest %s acknowledged by rings %v",
 				name, n, depKey(e.put.Key, e.put.Version), ackedRings(e))
 		}
-		if len(t.drr) > 0 || t.drrRing >= 0 {
+		// COPS-PR's in-flight reads restrict nothing (its threads are bound
+		// to their DC's ring anyway): they stay as the next put's
+		// dependencies, a COPS client's context, with no notify-after.
+		if !c.p.mode.OwnRing && (len(t.drr) > 0 || t.drrRing >= 0) {
 			p.addf("thread %s: restricted to ring %d by %v", name, t.drrRing, slices.Sorted(maps.Keys(t.drr)))
 		}
 		if t.notify != nil {

@@ -116,3 +116,29 @@ func TestMiddleManQuiescentOnlyWhenNothingWaits(t *testing.T) {
 		t.Fatalf("STABLE of a version never stored: CheckQuiescent = %v, want it reported", err)
 	}
 }
+
+// TestCOPSPRKeepsItsReadsAsContext: a COPS-PR thread's in-flight reads
+// restrict nothing (it reads its own ring anyway) and stay as its next
+// put's dependencies with no notify-after, so they are no quiescence
+// violation there.
+func TestCOPSPRKeepsItsReadsAsContext(t *testing.T) {
+	topo, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCoordinator(New(Mode{Name: "cops-pr", OwnRing: true}, Options{}), protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	var get *pb.RingGet
+	for _, m := range c.Step(0, protocol.Message{From: "a/alice", To: c.id, Body: &pb.ClientGet{ReqId: 1, Session: "a/alice", Key: "k"}}).After.Messages {
+		if g, ok := m.Body.(*pb.RingGet); ok {
+			get = g
+		}
+	}
+	c.Step(0, protocol.Message{From: replica(topo, c.myRing, "k"), To: c.id,
+		Body: &pb.RingGetReply{ReqId: get.ReqId, Key: "k", Value: []byte("w"), Version: 7 << ccBits, InFlight: true, Ring: int32(c.myRing)}})
+	if len(c.threads["a/alice"].drr) != 1 {
+		t.Fatalf("the in-flight read is not kept as a dependency: %v", c.threads["a/alice"].drr)
+	}
+	if err := c.CheckQuiescent(); err != nil {
+		t.Errorf("COPS-PR thread with an in-flight read: %v", err)
+	}
+}
