@@ -11,6 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/causeway/causeway/check"
+	"github.com/causeway/causeway/faults"
 )
 
 // Latency summarises one latency distribution, in milliseconds.
@@ -38,6 +39,11 @@ type CheckResult struct {
 	// (reported as "divergence" violations); absent when the runtime could
 	// not compare replicas (a live cluster seen from its clients).
 	Converged *bool `json:"converged,omitempty"`
+	// Quiescent is false when a protocol's invariants at quiescence
+	// (protocol.Quiescer) did not hold after the run healed and went quiet
+	// (reported as "quiescence" violations); absent when the runtime did
+	// not check them (live runs).
+	Quiescent *bool `json:"quiescent,omitempty"`
 }
 
 // Result is one run, as design.md's result JSON. Metrics that do not apply
@@ -84,6 +90,10 @@ type Result struct {
 	CeilingFraction *float64         `json:"ceiling_fraction,omitempty"`
 	Errors          map[string]int64 `json:"errors"`
 	Faults          []string         `json:"faults,omitempty"`
+	// FaultSchedule is the run's fault schedule (drawn by --faults random,
+	// or read from a file) in the faults-file format: saved as a file, it
+	// replays the run with --faults.
+	FaultSchedule faults.Schedule `json:"fault_schedule,omitempty"`
 	// Timeline is the run's per-interval throughput and latency; absent
 	// unless asked for (SimSpec.Timeline).
 	Timeline []TimelineBucket `json:"timeline,omitempty"`

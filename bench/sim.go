@@ -143,7 +143,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 		timeout = 5 * time.Second
 	}
 	s.RunUntil(s.Now() + timeout + time.Second)
-	quiet := s.Quiesce(time.Second, 120*time.Second)
+	quiet, unquiescent := s.QuiesceChecked(time.Second, 120*time.Second)
 	if err := hw.Flush(); err != nil {
 		return nil, err
 	}
@@ -157,6 +157,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
 	res.MetadataBytesPerWrite = metadataPerWrite(st)
 	res.Faults = s.FaultLog
+	res.FaultSchedule = spec.Faults
 	if spec.History != nil {
 		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
 			return nil, err
@@ -167,6 +168,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 		return nil, fmt.Errorf("bench: the recorded history does not parse (a bug): %w", err)
 	}
 	res.Check = checkRun(h, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
+	res.Check.addQuiescence(Quiescence(unquiescent, quiet))
 	return res, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
-	"gopkg.in/yaml.v3"
 )
 
 // smallSpec is a short, contended run: few keys, many writes, so that
@@ -49,16 +48,14 @@ func smallSpec(t testing.TB, proto, topo string, seed uint64, withFaults bool) S
 func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 	for _, proto := range []string{"cops", "karma", "karma-nc", "cops-pr"} {
 		t.Run(proto, func(t *testing.T) {
-			seeds := 50
-			if testing.Short() || raceEnabled {
-				seeds = 4
-			}
+			seeds := seedCount(t, 50, 4)
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				topo := "local3"
 				if seed%5 == 0 {
 					topo = "karma-aws8"
 				}
-				res, err := RunSim(smallSpec(t, proto, topo, seed, true))
+				spec := smallSpec(t, proto, topo, seed, true)
+				res, err := RunSim(spec)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -66,8 +63,8 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 					t.Errorf("seed %d: only %d operations completed", seed, res.Ops)
 				}
 				if !res.Check.OK {
-					t.Errorf("seed %d on %s: %s failed the checker (replay: causeway sim --protocol %s --topology %s --seed %d --faults random --records 50 --workload ycsb-80-20 --duration 3s --clients %d --jitter 10ms --service-time 200us --op-timeout 2s): %s\nfaults: %v",
-						seed, topo, proto, proto, topo, seed, res.Clients, res.Check.FirstViolation(), res.Faults)
+					t.Errorf("seed %d on %s: %s failed the checker: %s\n%s",
+						seed, topo, proto, res.Check.FirstViolation(), replay(t, spec, res))
 				}
 			}
 		})
@@ -80,10 +77,7 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
 	for _, proto := range []string{"karma", "karma-nc", "cops-pr"} {
 		t.Run(proto, func(t *testing.T) {
-			seeds := 12
-			if testing.Short() || raceEnabled {
-				seeds = 2
-			}
+			seeds := seedCount(t, 12, 2)
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				topo := "local3"
 				if seed%4 == 0 {
@@ -96,9 +90,8 @@ func TestRingProtocolsPassUnderZoneFaults(t *testing.T) {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				if !res.Check.OK {
-					schedule, _ := yaml.Marshal(spec.Faults)
-					t.Errorf("seed %d on %s: %s failed the checker (replay: save the schedule below as f.yaml, then causeway sim --protocol %s --topology %s --seed %d --faults f.yaml --records 50 --workload ycsb-80-20 --duration 3s --clients %d --jitter 10ms --service-time 200us --op-timeout 2s): %s\n%s",
-						seed, topo, proto, proto, topo, seed, res.Clients, res.Check.FirstViolation(), schedule)
+					t.Errorf("seed %d on %s: %s failed the checker: %s\n%s",
+						seed, topo, proto, res.Check.FirstViolation(), replay(t, spec, res))
 				}
 			}
 		})

@@ -90,7 +90,7 @@ type Options struct {
 // Violation is one broken rule, explained.
 type Violation struct {
 	// Rule is thin-air, cyclic-causality, stale-read, order-disagreement,
-	// fractured-transaction or divergence.
+	// fractured-transaction, divergence or quiescence.
 	Rule string `json:"rule"`
 	// Key is the key concerned, when there is one.
 	Key string `json:"key,omitempty"`

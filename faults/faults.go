@@ -10,6 +10,11 @@
 // availability zones "DC/front" and "DC/back" (karma.txt §4.4: front ends
 // and back ends of a DC fail and are cut off independently); "*" is every
 // DC.
+//
+// A schedule marshals to JSON with the same fields and values
+// ([{"at": "1.5s", "crash": "dc:tokyo"}, …]; durations as Go duration
+// strings), which Load and Parse accept as they are (YAML is a superset of
+// JSON): a result's fault_schedule saved to a file replays the run.
 package faults
 
 import (

@@ -31,6 +31,7 @@ type simFlags struct {
 	jitter                       time.Duration
 	faults                       string
 	records                      int
+	valueSize                    int
 	distribution                 string
 	wl                           workloadFlags
 }
@@ -45,11 +46,12 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cost, "cost", "", "cost model pricing each input in units of --service-time by node role, message kind and bytes: 'default', 'simple' (or empty: every input costs --service-time) or a YAML file overriding the default")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
-	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML file (see design.md) or 'random' (drawn from the seed)")
+	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
 	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
+	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
 }
 
 // spec resolves names into a bench.SimSpec.
@@ -68,6 +70,9 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	if f.records > 0 {
 		w.RecordCount = f.records
+	}
+	if f.valueSize > 0 {
+		w.ValueSize = f.valueSize
 	}
 	if f.distribution != "" {
 		w.Distribution = f.distribution
@@ -107,6 +112,7 @@ func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
 	var jsonOut, perDC bool
+	var sh shrinkFlags
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run one protocol on a topology and workload in the deterministic simulator",
@@ -114,12 +120,25 @@ func simCmd() *cobra.Command {
 the discrete-event simulator (virtual time), records the history, checks it
 for causal+ consistency and prints a summary table.
 
+The result JSON (--out, --json) carries the run's fault schedule as
+"fault_schedule" in the faults-file format: saved to a file (e.g. with
+jq .fault_schedule r.json > f.json) it replays a --faults random run with
+--faults f.json and the same seed.
+
+With --shrink, a run that fails the checker (or its convergence or
+quiescence checks) is shrunk by delta debugging: fault events are dropped
+(a crash with its restart, a partition with its heal), then the duration
+and the clients halved, while the run still fails. The smallest failing
+schedule is written to --shrink-out and the command that replays it is
+printed.
+
 Exit status: 0 when the run completed and, for a protocol that claims
 causal+ consistency, the checker found nothing; 1 when such a protocol
 failed the checker; 2 on bad arguments.
 
-Example:
-  causeway sim --protocol cops --topology karma-aws8 --workload ycsb-95-5 --duration 30s --seed 7 --faults random --out r.json --history h.jsonl`,
+Examples:
+  causeway sim --protocol cops --topology karma-aws8 --workload ycsb-95-5 --duration 30s --seed 7 --faults random --out r.json --history h.jsonl
+  causeway sim --protocol eventual --topology local3 --duration 3s --seed 2 --faults random --shrink --shrink-out shrunk.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, err := f.spec()
@@ -161,6 +180,11 @@ Example:
 				}
 				printVerdicts(w, []*bench.Result{res})
 			}
+			if sh.enabled {
+				if err := sh.shrink(w, spec, res); err != nil {
+					return &exitError{2, err}
+				}
+			}
 			if !res.Check.OK && spec.Protocol.Guarantee() == protocol.CausalPlus {
 				return &exitError{1, fmt.Errorf("%s claims causal+ consistency but failed the checker (seed %d)", res.Protocol, res.Seed)}
 			}
@@ -176,6 +200,7 @@ Example:
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
 	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
 	f.register(cmd)
+	sh.register(cmd)
 	return cmd
 }
 

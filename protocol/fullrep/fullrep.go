@@ -89,7 +89,9 @@ func (p *Protocol) Replicas(t *topology.Topology, key string) []protocol.NodeID 
 }
 
 // NewNode implements protocol.Protocol.
-func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node { return newServer(p.mode, cfg) }
+func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
+	return withInvariants(newServer(p.mode, cfg))
+}
 
 // NewSession implements protocol.Protocol.
 func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {

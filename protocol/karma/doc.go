@@ -157,6 +157,7 @@
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
 //	Stable                                CC -> MM of every ring
 //	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring
+//	DepCheck -> DepOK                     MM -> the key's MM in another ring (stability probe)
 //	CacheGet -> CacheGetReply, CacheFill  CC -> cache of its DC
 //	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
 //	ProbeReq -> ProbeResp                 CC -> an MM of a suspect DC -> CC (§6.2; an id each, ~7 bytes)
@@ -213,9 +214,12 @@
 //   - No chain replication inside a DC (§4.4): each CC, MM and cache is one
 //     node; a CC's WB and DRRs and an MM's data survive its crash because
 //     they are synced. A client whose CC is down is unavailable.
-//   - STABLE notifications are not retransmitted; a lost one leaves the
-//     version in flight (reads of it restrict the reader, who is released by
-//     notify-after), which costs performance, not safety.
+//   - STABLE notifications are not retransmitted. Instead an MM that has
+//     held a committed version for 10 s without its STABLE asks the key's
+//     replica in every other ring (a DepCheck) whether it has the version
+//     committed, and once all do takes it as stable (stabilize.go): a lost
+//     STABLE would otherwise leave the version in flight until the key's
+//     next write, restricting every reader of it.
 //   - Moving a session (token.go) waits until the thread's history is
 //     complete in every ring instead of shipping its write buffer and
 //     restrictions to the new DC's CC: simpler, and sound, at the cost of

@@ -169,11 +169,11 @@ func ccFor(t *topology.Topology, session protocol.NodeID) protocol.NodeID {
 func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 	switch cfg.Role {
 	case protocol.RoleCoordinator:
-		return newCoordinator(p, cfg)
+		return withInvariants(newCoordinator(p, cfg))
 	case protocol.RoleCache:
 		return newCache(p, cfg)
 	case protocol.RoleStorage, "":
-		return newMiddleMan(p, cfg)
+		return withInvariants(newMiddleMan(p, cfg))
 	default:
 		panic(fmt.Sprintf("%s: node %s has role %q, not one of karma's (storage, coordinator, cache)", p.mode.Name, cfg.ID, cfg.Role))
 	}

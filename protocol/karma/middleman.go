@@ -95,6 +95,7 @@ type middleMan struct {
 	// version is stored here rather than written.
 	storedWaiters map[string]map[protocol.NodeID]bool
 	inval         map[string]*invalidation // by depKey of the write
+	stab          stabilizer               // versions awaiting STABLE (stabilize.go)
 	ticking       bool
 	// loaded is the dataset the run starts with (nil: none): a read of a
 	// loaded key's version 0 returns its loaded value.
@@ -128,6 +129,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		m.stable[r.Key[2:]] = r.Version
 		return nil
 	})
+	m.recoverStability()
 	return m
 }
 
@@ -142,6 +144,7 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 func (m *middleMan) Start(time.Duration) protocol.Ready {
 	var r protocol.Ready
 	r.Write(storage.Write{Kind: storage.Put, Key: bootKey}, true)
+	m.armTimer(&r)
 	return r
 }
 
@@ -150,7 +153,7 @@ func (m *middleMan) Start(time.Duration) protocol.Ready {
 const bootKey = "boot"
 
 func (m *middleMan) armTimer(r *protocol.Ready) {
-	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0) {
+	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0 || m.stab.pending()) {
 		m.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
@@ -170,6 +173,7 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 			}
 		}
 	}
+	m.probeStability(now, &r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
@@ -202,7 +206,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
-		m.depSatisfied(now, depName(b.Dep), &r)
+		if !m.stabilityAnswer(msg.From, b, &r) {
+			m.depSatisfied(now, depName(b.Dep), &r)
+		}
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
 		if iv := m.inval[dk]; iv != nil {
@@ -476,6 +482,9 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 	if !m.committed[dk] {
 		m.committed[dk] = true
 		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
+	}
+	if version == m.store[key].version && version > m.stable[key] {
+		m.stab.committed(key, version)
 	}
 	for _, from := range slices.Sorted(maps.Keys(m.waiters[dk])) {
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})

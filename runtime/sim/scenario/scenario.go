@@ -54,7 +54,8 @@
 //	restart target=T           restart crashed nodes
 //	heal [what=partitions|all] heal (default all)
 //	quiesce                    heal everything and run until the network is
-//	                           quiet (held messages stay held)
+//	                           quiet and every protocol.Quiescer holds, else
+//	                           list what does not (held messages stay held)
 //
 // Messages. A filter is kind=K (the short name of the message's protobuf
 // type, e.g. RingPut), from=F and to=T, each a node id (a/cc0), a
@@ -181,10 +182,15 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 	case "partition", "oneway", "crash", "restart", "heal":
 		return st.fault(d)
 	case "quiesce":
-		if !st.sim.Quiesce(time.Second, 10*time.Minute) {
+		quiet, problems := st.sim.QuiesceChecked(time.Second, 10*time.Minute)
+		if !quiet {
 			return "the network did not go quiet within 10 minutes\n", nil
 		}
-		return fmt.Sprintf("quiet at %v%s\n", st.sim.Now(), st.heldNote()), nil
+		out := fmt.Sprintf("quiet at %v%s\n", st.sim.Now(), st.heldNote())
+		for _, p := range problems {
+			out += p.Error() + "\n"
+		}
+		return out, nil
 	case "hold", "unhold", "held", "deliver", "drop", "trace":
 		return st.message(d)
 	case "replicas":
