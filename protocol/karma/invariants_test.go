@@ -21,7 +21,7 @@ func TestSelfChecksCatchABrokenWriteBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := New(Mode{Name: "karma-nc"}, Options{})
-	n := p.NewNode(protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	n := p.NewNode(protocol.NodeConfig{ID: "a/cc0", Role: protocol.RoleCoordinator, Topology: topo})
 	if _, wrapped := n.(*checkedCoordinator); wrapped != invariants.Enabled {
 		t.Fatalf("NewNode wrapped the CC: %v, self-checks compiled in: %v", wrapped, invariants.Enabled)
 	}
