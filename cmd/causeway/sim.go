@@ -49,9 +49,9 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
 	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
-	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
+	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
 }
 
 // spec resolves names into a bench.SimSpec.

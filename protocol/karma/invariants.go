@@ -53,17 +53,6 @@ func (c *checked) Tick(now time.Duration, token uint64) protocol.Ready {
 	return r
 }
 
-// unwrapInvariants returns the node a self-checking wrapper holds, or n.
-func unwrapInvariants(n protocol.Node) protocol.Node {
-	switch c := n.(type) {
-	case *checkedCoordinator:
-		return c.Node
-	case *checkedMiddleMan:
-		return c.Node
-	}
-	return n
-}
-
 // checkedCoordinator and checkedMiddleMan keep the optional interfaces
 // runtimes look for.
 type checkedCoordinator struct{ checked }
