@@ -314,7 +314,16 @@ func (k *karmaRunner) mixesAndLoads() error {
 	n := k.sat["karma"].threads
 	k.mix = map[string]map[string]*run{}
 	for _, p := range []string{"cops", "karma", "cops-pr"} {
-		k.mix[p] = map[string]*run{"ycsb-95-5": k.find(p, "ycsb-95-5", n)}
+		base := k.find(p, "ycsb-95-5", n)
+		if base == nil {
+			// p's own sweep stopped below Karma's saturation threads.
+			k.total++
+			var err error
+			if base, err = k.simNamed(p, "ycsb-95-5", n); err != nil {
+				return err
+			}
+		}
+		k.mix[p] = map[string]*run{"ycsb-95-5": base}
 		for _, m := range k.mixes[1:] {
 			r, err := k.simNamed(p, m, n)
 			if err != nil {
