@@ -8,9 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/workload"
 )
 
 func benchCmd() *cobra.Command {
@@ -50,19 +48,9 @@ Example:
   causeway bench --cluster /tmp/c1 --workload ycsb-95-5 --duration 10s --clients 16 --out r.json --history h.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return &exitError{2, fmt.Errorf("--cluster is required")}
-			}
-			cfg, err := cluster.Load(dir)
+			cfg, w, err := clusterWorkload(dir, wl, records)
 			if err != nil {
-				return &exitError{2, err}
-			}
-			w, err := workload.Lookup(wl)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			if records > 0 {
-				w.RecordCount = records
+				return err
 			}
 			if w, err = wf.apply(w); err != nil {
 				return &exitError{2, err}

@@ -23,30 +23,20 @@ func loadCmd() *cobra.Command {
 count, values of the workload's size) to the live cluster in DIR with real
 puts from parallel client sessions, then reads every record back from every
 datacenter until it is readable there. A later 'causeway bench' with the same
-workload and --records reads those records: its history records a read of a
-loaded value as the key's initial state (null), as the simulator's load
-phase does, so a bench after a load passes the checker, and so does a second
-bench on the same cluster (values of an earlier run are recorded as null
-too).
+workload and --records reads those records. Its history records each value
+it read that was written before the run (a loaded record, or a write of an
+earlier bench) as a write of session "pre-run", concurrent with the whole
+run, so a bench after a load passes the checker, and so does a second bench
+on the same cluster.
 
 Example:
   causeway load --cluster /tmp/c1 --workload ycsb-95-5
   causeway bench --cluster /tmp/c1 --workload ycsb-95-5 --duration 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return &exitError{2, fmt.Errorf("--cluster is required")}
-			}
-			cfg, err := cluster.Load(dir)
+			cfg, w, err := clusterWorkload(dir, wl, records)
 			if err != nil {
-				return &exitError{2, err}
-			}
-			w, err := workload.Lookup(wl)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			if records > 0 {
-				w.RecordCount = records
+				return err
 			}
 			if err := w.Validate(); err != nil {
 				return &exitError{2, err}
@@ -79,4 +69,25 @@ func loadProgress(w io.Writer) func(phase string, done, total int64) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// clusterWorkload loads the cluster file of --cluster and the workload of
+// --workload with --records applied, as load and bench both take them; a
+// bad flag is an exit-2 error.
+func clusterWorkload(dir, wl string, records int) (*cluster.Config, workload.Workload, error) {
+	if dir == "" {
+		return nil, workload.Workload{}, &exitError{2, fmt.Errorf("--cluster is required")}
+	}
+	cfg, err := cluster.Load(dir)
+	if err != nil {
+		return nil, workload.Workload{}, &exitError{2, err}
+	}
+	w, err := workload.Lookup(wl)
+	if err != nil {
+		return nil, workload.Workload{}, &exitError{2, err}
+	}
+	if records > 0 {
+		w.RecordCount = records
+	}
+	return cfg, w, nil
 }
