@@ -1,7 +1,19 @@
 // Package faults describes fault schedules: timed partitions, crashes and
 // restarts, congestion, message loss, duplication, reordering and clock
-// skew, read from the YAML format of design.md ("Faults") or drawn at random
-// from a seed. The simulator (runtime/sim) carries them out.
+// skew, read from a YAML file or drawn at random from a seed. The simulator
+// (runtime/sim) carries them out.
+//
+// The file is a list of timed events, one kind per event:
+//
+//	# faults.yaml
+//	- {at: 10s, partition: [[us-west1, us-east], [europe]]}  # cut links between groups
+//	- {at: 10s, partition_oneway: {from: [brazil], to: [tokyo]}}
+//	- {at: 40s, heal: all}                                   # or: partitions
+//	- {at: 15s, crash: "zone:europe/back"}                   # unsynced storage is lost
+//	- {at: 25s, restart: "zone:europe/back"}
+//	- {at: 30s, delay: {target: "dc:europe", add_ms: 1200, for: 120s}}
+//	- {at: 0s,  loss: {target: "dc:*", probability: 0.01, for: 60s}}
+//	- {at: 0s,  clock_skew: {target: "node:tokyo/*", ms: 250}}
 //
 // Targets name nodes: "dc:NAME", "zone:DC/front", "zone:DC/back" or
 // "node:DC/NAME"; "*" may stand for a name ("dc:*", "node:tokyo/*").
