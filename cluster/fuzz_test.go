@@ -154,7 +154,7 @@ func TestParseGarbage(t *testing.T) {
 		{"empty", "", "cluster: empty file"},
 		{"only comments", "# nothing\n", "cluster: empty file"},
 		{"truncated in a node", good[:strings.Index(good, "nodes:")+40], "cluster: "},
-		{"truncated in the topology", good[:len(good)-20], "cluster: "},
+		{"truncated in the topology", good[:strings.Index(good, "rtt_ms:")+len("rtt_ms:\n")+8], "cluster: "},
 		{"not a mapping", "- protocol: cops\n", "cannot unmarshal !!seq"},
 		{"nodes is a string", strings.Replace(good, "nodes:\n", "nodes: many\nx:\n", 1), "(nodes): cannot unmarshal !!str `many`"},
 		{"epoch is not a time", strings.Replace(good, "epoch: 2026-11-23T10:00:00Z", "epoch: yesterday", 1), `cluster: invalid YAML: epoch: parsing time "yesterday"`},
