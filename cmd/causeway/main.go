@@ -43,6 +43,7 @@ Start with 'causeway demo'.`,
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.AddCommand(genDocsCmd()) // hidden: make docs
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
