@@ -1,0 +1,86 @@
+package docgen
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/topology"
+)
+
+// yamlBlock matches a fenced ```yaml block of a Markdown page.
+var yamlBlock = regexp.MustCompile("(?ms)^```yaml\n(.*?)^```")
+
+// yamlBlocks returns the ```yaml blocks of a page of docs/formats.
+func yamlBlocks(t *testing.T, page string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats", page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range yamlBlock.FindAllStringSubmatch(string(data), -1) {
+		out = append(out, m[1])
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no ```yaml example", page)
+	}
+	return out
+}
+
+// TestFaultsPageExamplesParse parses every YAML example of
+// docs/formats/faults.md as a fault schedule on karma-aws8, the topology
+// the examples name, so that the page cannot describe a format the parser
+// rejects.
+func TestFaultsPageExamplesParse(t *testing.T) {
+	topo, err := topology.Preset("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range yamlBlocks(t, "faults.md") {
+		s, err := faults.Parse([]byte(b), topo)
+		if err != nil {
+			t.Errorf("faults.md example %d: %v\n%s", i+1, err, b)
+		} else if len(s) == 0 {
+			t.Errorf("faults.md example %d: no events", i+1)
+		}
+	}
+}
+
+// TestTopologyPageExamplesParse parses every YAML example of
+// docs/formats/topology.md as a topology.
+func TestTopologyPageExamplesParse(t *testing.T) {
+	for i, b := range yamlBlocks(t, "topology.md") {
+		if _, err := topology.Parse([]byte(b)); err != nil {
+			t.Errorf("topology.md example %d: %v\n%s", i+1, err, b)
+		}
+	}
+}
+
+// TestClusterPageExamplesParse parses every YAML example of
+// docs/formats/cluster.md as a cluster file.
+func TestClusterPageExamplesParse(t *testing.T) {
+	for i, b := range yamlBlocks(t, "cluster.md") {
+		if _, err := cluster.Parse([]byte(b)); err != nil {
+			t.Errorf("cluster.md example %d: %v\n%s", i+1, err, b)
+		}
+	}
+}
+
+// TestExamplesCanFail: the YAML blocks are really checked — an example
+// broken the way a stale page would be is rejected by the same parser.
+func TestExamplesCanFail(t *testing.T) {
+	topo, err := topology.Preset("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := yamlBlocks(t, "faults.md")[0]
+	broken := strings.Replace(b, "partition:", "partitions:", 1)
+	if _, err := faults.Parse([]byte(broken), topo); err == nil {
+		t.Fatalf("a renamed field parsed:\n%s", broken)
+	}
+}
