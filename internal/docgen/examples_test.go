@@ -1,14 +1,18 @@
 package docgen
 
 import (
+	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/causeway/causeway/check"
 	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/history"
 	"github.com/causeway/causeway/topology"
 )
 
@@ -82,5 +86,33 @@ func TestExamplesCanFail(t *testing.T) {
 	broken := strings.Replace(b, "partition:", "partitions:", 1)
 	if _, err := faults.Parse([]byte(broken), topo); err == nil {
 		t.Fatalf("a renamed field parsed:\n%s", broken)
+	}
+}
+
+// jsonlBlock matches a fenced ```jsonl block of a Markdown page.
+var jsonlBlock = regexp.MustCompile("(?ms)^```jsonl\n(.*?)^```")
+
+// TestHistoryPageExamples parses the histories of docs/formats/history.md
+// and checks them: the first (every kind of operation) is causal+, the
+// second is the stale read the page explains.
+func TestHistoryPageExamples(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats", "history.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := jsonlBlock.FindAllSubmatch(data, -1)
+	if len(blocks) != 2 {
+		t.Fatalf("history.md: %d ```jsonl blocks, want 2 (the format, the stale read)", len(blocks))
+	}
+	want := []map[string]int{nil, {check.RuleStaleRead: 1}}
+	for i, b := range blocks {
+		h, err := history.Parse(bytes.NewReader(b[1]))
+		if err != nil {
+			t.Fatalf("history.md example %d: %v", i+1, err)
+		}
+		res := check.Check(h, check.Options{})
+		if !maps.Equal(res.Counts, want[i]) {
+			t.Errorf("history.md example %d: violations %v, want %v", i+1, res.Counts, want[i])
+		}
 	}
 }
