@@ -152,6 +152,17 @@ func genCLI(root *cobra.Command, out map[string][]byte) error {
 // genProtocols renders docs/protocols/NAME.md for every registered
 // protocol, and an index of them.
 func genProtocols(moduleDir string, out map[string][]byte) error {
+	names := protocol.Names()
+	dirs := map[string]string{}
+	byDir := map[string][]string{}
+	for _, name := range names {
+		dir, err := protocolPackage(moduleDir, name)
+		if err != nil {
+			return err
+		}
+		dirs[name] = dir
+		byDir[dir] = append(byDir[dir], name)
+	}
 	var index bytes.Buffer
 	index.WriteString(generatedNote("the registered protocols and their packages' doc comments"))
 	index.WriteString("# Protocols\n\n")
@@ -160,20 +171,17 @@ func genProtocols(moduleDir string, out map[string][]byte) error {
 	index.WriteString("paper and sections it follows, its messages and its deviations. Paper\n")
 	index.WriteString("references such as \"karma.txt §5\" are explained in [../papers.md](../papers.md).\n\n")
 	index.WriteString("| protocol | claims | summary |\n|---|---|---|\n")
-	for _, name := range protocol.Names() {
+	for _, name := range names {
 		p, err := protocol.Lookup(name)
 		if err != nil {
 			return err
 		}
-		dir, err := protocolPackage(moduleDir, name)
-		if err != nil {
-			return err
-		}
+		dir := dirs[name]
 		pkg, err := loadPackage(moduleDir, dir)
 		if err != nil {
 			return err
 		}
-		body, err := pkg.markdown(2)
+		body, err := pkg.markdown(3)
 		if err != nil {
 			return err
 		}
@@ -183,6 +191,9 @@ func genProtocols(moduleDir string, out map[string][]byte) error {
 		fmt.Fprintf(&page, "%s\n\n", p.Summary())
 		fmt.Fprintf(&page, "- claims: %s\n", p.Guarantee())
 		fmt.Fprintf(&page, "- implemented by: [%s](../../%s/doc.go)\n", dir, dir)
+		if shared := byDir[dir]; len(shared) > 1 {
+			fmt.Fprintf(&page, "- one package, several protocols: %s are modes of the same code, and the documentation below covers them all and says where each differs\n", strings.Join(shared, ", "))
+		}
 		if t, ok := p.(protocol.Tagger); ok && len(t.Tags()) > 0 {
 			fmt.Fprintf(&page, "- tags reported in results (`protocol_metrics.<tag>_fraction`): %s\n", strings.Join(t.Tags(), ", "))
 		}
