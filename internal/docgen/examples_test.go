@@ -2,10 +2,15 @@ package docgen
 
 import (
 	"bytes"
+	"go/ast"
+	"go/token"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,4 +120,62 @@ func TestHistoryPageExamples(t *testing.T) {
 			t.Errorf("history.md example %d: violations %v, want %v", i+1, res.Counts, want[i])
 		}
 	}
+}
+
+// TestHistoryPageCoversTheFormat fails when the history format grows a
+// field or an operation kind that docs/formats/history.md does not name:
+// every JSON field of history.Op and every operation kind (the string
+// constants of the group declaring history.Get).
+func TestHistoryPageCoversTheFormat(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats", "history.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	op := reflect.TypeOf(history.Op{})
+	for i := 0; i < op.NumField(); i++ {
+		if n, _, _ := strings.Cut(op.Field(i).Tag.Get("json"), ","); n != "" && n != "-" {
+			names = append(names, n)
+		}
+	}
+	kinds, err := constGroupValues("history", "Get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kinds) < 4 {
+		t.Fatalf("operation kinds %v: the constant group of history.Get was not found", kinds)
+	}
+	for _, n := range append(names, kinds...) {
+		if !strings.Contains(string(page), "`"+n+"`") {
+			t.Errorf("docs/formats/history.md does not describe %q (write it as `%s` in the field table)", n, n)
+		}
+	}
+}
+
+// constGroupValues returns the string values of the constant group of
+// package dir that declares name.
+func constGroupValues(dir, name string) ([]string, error) {
+	pkg, err := loadPackage(moduleDir, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range pkg.doc.Consts {
+		if !slices.Contains(c.Names, name) {
+			continue
+		}
+		var out []string
+		for _, s := range c.Decl.Specs {
+			for _, v := range s.(*ast.ValueSpec).Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					u, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, u)
+				}
+			}
+		}
+		return out, nil
+	}
+	return nil, nil
 }
