@@ -179,3 +179,52 @@ func constGroupValues(dir, name string) ([]string, error) {
 	}
 	return nil, nil
 }
+
+// TestFormatPagesNameEveryField fails when a YAML file format grows a
+// field its page does not name (as `field` or as "field:" in an example).
+func TestFormatPagesNameEveryField(t *testing.T) {
+	for page, typ := range map[string]reflect.Type{
+		"faults.md":   reflect.TypeOf(faults.Event{}),
+		"topology.md": reflect.TypeOf(topology.Topology{}),
+		"cluster.md":  reflect.TypeOf(cluster.Config{}),
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := yamlFields(typ, map[reflect.Type]bool{})
+		if want := map[string]string{"faults.md": "max_ms", "topology.md": "chain_length", "cluster.md": "advertise"}[page]; !slices.Contains(fields, want) {
+			t.Fatalf("%s: nested field %s not found among %v", page, want, fields)
+		}
+		for _, f := range fields {
+			if !strings.Contains(string(data), "`"+f+"`") && !strings.Contains(string(data), f+":") {
+				t.Errorf("%s does not name the field %s", page, f)
+			}
+		}
+	}
+}
+
+// yamlFields lists the YAML field names of t and of the structs it holds
+// (the topology inside a cluster file is topology.md's).
+func yamlFields(t reflect.Type, seen map[reflect.Type]bool) []string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] || t.PkgPath() == "time" {
+		return nil
+	}
+	seen[t] = true
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		n, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if n == "" || n == "-" {
+			continue
+		}
+		out = append(out, n)
+		if f.Type != reflect.TypeOf(&topology.Topology{}) {
+			out = append(out, yamlFields(f.Type, seen)...)
+		}
+	}
+	return out
+}
