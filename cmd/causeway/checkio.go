@@ -49,4 +49,3 @@ func writeCheckJSON(w io.Writer, path string, res check.Result) error {
 	}
 	return nil
 }
-
