@@ -41,6 +41,24 @@ func TestDemoJSON(t *testing.T) {
 	}
 }
 
+// TestDemoTable: the table has the demo's columns, a row per protocol,
+// the summary lines and the command that reproduces a row.
+func TestDemoTable(t *testing.T) {
+	code, out, errOut := causeway(t, "demo", "--topology", "local3", "--duration", "200ms", "--clients-per-dc", "2", "--protocols", "cops,karma")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"copies/key", "WAN/op", "local", "get p99", "put p99", "vis p50", "checker",
+		"\n* karma (partial: a key in 2 of 3 DCs) against cops (full): saves storage", "\n* Checker: ", "Reproduce any row with: causeway sim --protocol P --topology local3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "karma      simulated in") {
+		t.Errorf("demo's progress on stderr lacks karma's run: %q", errOut)
+	}
+}
+
 // TestDemoRejectsBeforeRunning: a bad name anywhere in --protocols, or a
 // bad -w, fails with exit 2 before any protocol runs.
 func TestDemoRejectsBeforeRunning(t *testing.T) {
