@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/causeway/causeway/bench"
+	"github.com/causeway/causeway/protocol"
 )
 
 func demoCmd() *cobra.Command {
@@ -43,7 +44,11 @@ replication, which partial design recovers what, and what the checker
 found, explaining the first violation of each protocol that failed.
 
 With -w json it prints one JSON document instead: the settings, the rows,
-the summary lines and each run's full result.`,
+the summary lines and each run's full result.
+
+Exit status: 0 when every protocol that claims causal+ consistency passed
+the checker (eventual may fail it: it claims less); 1 when one did not;
+2 on bad arguments, before any run starts.`,
 		Example: `  causeway demo
   causeway demo --protocols cops,karma --duration 10s --seed 3
   causeway demo -w json | jq '.rows[] | {protocol, replicas_per_key, wan_bytes_per_op}'`,
@@ -91,7 +96,10 @@ the summary lines and each run's full result.`,
 				" --duration ", f.duration, " --clients-per-dc ", f.clientsPerDC, " --jitter ", f.jitter, " --seed ", f.seed, " ", costFlag(f.cost), "--history h.jsonl")
 			w := cmd.OutOrStdout()
 			if *output == outputJSON {
-				return writeJSON(w, rep)
+				if err := writeJSON(w, rep); err != nil {
+					return failuref("demo: %v", err)
+				}
+				return brokenClaims(rep.Rows)
 			}
 			fmt.Fprintf(w, "Causeway demo: %d client sessions on %s (%d DCs), workload %s, %v of virtual time, wide-area jitter ±%v, seed %d\n\n",
 				first.Clients, rep.Topology, rep.DCs, rep.Workload, first.Duration, f.jitter, first.Seed)
@@ -108,7 +116,7 @@ the summary lines and each run's full result.`,
 				}
 			}
 			fmt.Fprintln(w, "\nReproduce any row with:", rep.Replay+"; then: causeway check h.jsonl")
-			return nil
+			return brokenClaims(rep.Rows)
 		},
 	}
 	output = addOutputFlag(cmd)
@@ -133,4 +141,19 @@ type demoReport struct {
 	Summary   []string        `json:"summary"`
 	Replay    string          `json:"replay"`
 	Results   []*bench.Result `json:"results"`
+}
+
+// brokenClaims fails the demo (exit status 1) when a protocol that claims
+// causal+ consistency failed the checker, as sim does.
+func brokenClaims(rows []demoRow) error {
+	var broken []string
+	for _, r := range rows {
+		if !r.CheckerOK && r.Claims == protocol.CausalPlus.String() {
+			broken = append(broken, r.Protocol)
+		}
+	}
+	if len(broken) > 0 {
+		return failuref("demo: %s %s causal+ consistency but failed the checker", strings.Join(broken, ", "), claimVerb(len(broken)))
+	}
+	return nil
 }

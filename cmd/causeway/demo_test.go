@@ -139,9 +139,21 @@ func TestDemoSummaryFollowsTheNumbers(t *testing.T) {
 	// A causal+ protocol that fails the checker is called out.
 	rows = demoRows()
 	rows[3].CheckerOK, rows[3].Violations = false, 2
-	contains(t, demoSummary(rows), "BROKEN: karma (2 violations) claim causal+ consistency and failed the checker")
+	contains(t, demoSummary(rows), "BROKEN: karma (2 violations) claims causal+ consistency and failed the checker")
 
 	// Without a baseline the summary says what to add instead of comparing.
 	contains(t, demoSummary(demoRows()[2:]), "No full-replication protocol ran")
 	contains(t, demoSummary(demoRows()[:2]), "No partial-replication protocol ran")
+}
+
+func TestDemoBrokenClaimsExitOne(t *testing.T) {
+	rows := demoRows()
+	if err := brokenClaims(rows); err != nil {
+		t.Errorf("eventual failing the checker fails the demo: %v", err)
+	}
+	rows[3].CheckerOK = false
+	err := brokenClaims(rows)
+	if ee, ok := err.(*exitError); !ok || ee.code != 1 || !strings.Contains(err.Error(), "demo: karma claims causal+") {
+		t.Errorf("karma failing the checker: %v; want exit 1 naming karma", err)
+	}
 }

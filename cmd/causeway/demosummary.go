@@ -239,7 +239,7 @@ func checkerLine(rows []demoRow) string {
 	}
 	var parts []string
 	if len(caughtClaim) > 0 {
-		parts = append(parts, "BROKEN: "+strings.Join(caughtClaim, ", ")+" claim causal+ consistency and failed the checker")
+		parts = append(parts, "BROKEN: "+strings.Join(caughtClaim, ", ")+" "+claimVerb(len(caughtClaim))+" causal+ consistency and failed the checker")
 	}
 	if len(caughtWeak) > 0 {
 		parts = append(parts, "caught breaking causality: "+strings.Join(caughtWeak, ", "))
@@ -248,4 +248,12 @@ func checkerLine(rows []demoRow) string {
 		parts = append(parts, "causal+ in every checked history: "+strings.Join(passed, ", "))
 	}
 	return "Checker: " + strings.Join(parts, "; ") + "."
+}
+
+// claimVerb is "claims" for one protocol, "claim" for more.
+func claimVerb(n int) string {
+	if n == 1 {
+		return "claims"
+	}
+	return "claim"
 }
