@@ -79,6 +79,12 @@ the checker (eventual may fail it: it claims less); 1 when one did not;
 			first := specs[0]
 			rep := demoReport{Topology: first.Topology.Name, DCs: len(first.Topology.Datacenters), Workload: first.Workload.Name,
 				DurationS: first.Duration.Seconds(), Clients: first.Clients, JitterMs: float64(f.jitter) / float64(time.Millisecond), Seed: first.Seed}
+			w := cmd.OutOrStdout()
+			if *output == outputTable {
+				// Said before the runs, which take a while.
+				fmt.Fprintf(w, "Causeway demo: %d client sessions on %s (%d DCs), workload %s, %v of virtual time, wide-area jitter ±%v, seed %d\n\n",
+					first.Clients, rep.Topology, rep.DCs, rep.Workload, first.Duration, f.jitter, first.Seed)
+			}
 			for _, spec := range specs {
 				name := spec.Protocol.Name()
 				spec.Progress = progressBar(cmd.ErrOrStderr(), name)
@@ -94,15 +100,12 @@ the checker (eventual may fail it: it claims less); 1 when one did not;
 			rep.Summary = demoSummary(rep.Rows)
 			rep.Replay = fmt.Sprint("causeway sim --protocol P --topology ", f.topology, " --workload ", f.workload,
 				" --duration ", f.duration, " --clients-per-dc ", f.clientsPerDC, " --jitter ", f.jitter, " --seed ", f.seed, " ", costFlag(f.cost), "--history h.jsonl")
-			w := cmd.OutOrStdout()
 			if *output == outputJSON {
 				if err := writeJSON(w, rep); err != nil {
 					return failuref("demo: %v", err)
 				}
 				return brokenClaims(rep.Rows)
 			}
-			fmt.Fprintf(w, "Causeway demo: %d client sessions on %s (%d DCs), workload %s, %v of virtual time, wide-area jitter ±%v, seed %d\n\n",
-				first.Clients, rep.Topology, rep.DCs, rep.Workload, first.Duration, f.jitter, first.Seed)
 			if err := writeDemoTable(w, rep.Rows); err != nil {
 				return err
 			}
