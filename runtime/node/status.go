@@ -23,16 +23,22 @@ func (h *host) registerDiskGauge() {
 	if !ok {
 		return
 	}
-	h.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "causeway_storage_disk_bytes", Help: "Disk space of the node's storage: write-ahead log and tables.",
-		ConstLabels: prometheus.Labels{"node": string(h.id)},
-	}, func() float64 {
+	h.metrics.registerDisk(string(h.id), func() float64 {
 		n, err := d.DiskSpaceUsage()
 		if err != nil {
 			return 0
 		}
 		return float64(n)
-	}))
+	})
+}
+
+// registerDisk adds the causeway_storage_disk_bytes gauge, read from
+// bytes at each scrape.
+func (m *metrics) registerDisk(node string, bytes func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "causeway_storage_disk_bytes", Help: "Disk space of the node's storage: write-ahead log and tables.",
+		ConstLabels: prometheus.Labels{"node": node},
+	}, bytes))
 }
 
 // info is what the node says about itself at cluster.StatusPath.
