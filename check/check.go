@@ -99,6 +99,14 @@ type Violation struct {
 	Explanation string `json:"explanation"`
 	// Ops are the 1-based line numbers of the operations involved, ascending.
 	Ops []int `json:"ops,omitempty"`
+	// Events are the operations the explanation follows, in the order it
+	// names them (a superset of Ops: an order disagreement also shows the
+	// path that put a write in a read's causal past), and Edges the
+	// session-order, reads-from and conflict edges between them: the
+	// explanation as a graph, which WriteHTML draws. Empty for divergence
+	// and quiescence, which no history operation explains.
+	Events []Event `json:"events,omitempty"`
+	Edges  []Edge  `json:"edges,omitempty"`
 }
 
 // Result is the checker's verdict.
