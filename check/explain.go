@@ -240,6 +240,7 @@ func (c *checker) explainThinAir(r *rec) Violation {
 		if op.Op == history.Put && op.Value != nil && *op.Value == value {
 			why = fmt.Sprintf("that value was put to key %s, not %s (line %d)", op.Key, c.keyNames[it.key], c.line(int32(i)))
 			used[int32(i)] = true
+			c.fig.note(int32(i), -1, "wrote it to another key")
 			break
 		}
 		if op.Op == history.WriteTxn {
@@ -248,6 +249,7 @@ func (c *checker) explainThinAir(r *rec) Violation {
 				if w == value {
 					why = fmt.Sprintf("that value was written to key %s, not %s (write_txn, line %d)", k, c.keyNames[it.key], c.line(int32(i)))
 					used[int32(i)] = true
+					c.fig.note(int32(i), c.keyID[k], "wrote it to another key")
 					found = true
 				}
 			}
@@ -359,7 +361,9 @@ func (c *checker) explainStale(r *rec) Violation {
 	txt := c.chain(start, steps, pins, used)
 	used[v], used[w2] = true, true
 	c.fig.violating(v)
+	c.fig.note(w2, key, "should have been seen")
 	if w1 >= 0 {
+		c.fig.note(w1, key, "returned instead")
 		c.fig.edge(w1, v, EdgeReadsFrom, key, false, true)
 	}
 	got := keyName + "=null (the initial state)"
@@ -476,7 +480,7 @@ func (c *checker) figureConflict(cf cfEdge, k int32) {
 	if steps := c.g1.path(cf.from, rd, c.window(cf.from, rd)); steps != nil {
 		c.chain(cf.from, steps, map[int32]int32{cf.from: k, rd: k}, map[int32]bool{})
 	}
-	c.fig.event(rd, k)
+	c.fig.note(rd, k, fmt.Sprintf("puts line %d before line %d", c.line(cf.from), c.line(cf.to)))
 	c.fig.edge(cf.to, rd, EdgeReadsFrom, k, false, false)
 	c.fig.edge(cf.from, cf.to, EdgeConflict, k, false, true)
 }

@@ -30,6 +30,12 @@ type Event struct {
 	// Violating marks the operation at which the rule is broken: the read
 	// that returned the wrong value.
 	Violating bool `json:"violating,omitempty"`
+	// Note says what part the operation plays, when the edges do not:
+	// "should have been seen" (a stale read's newer write), "returned
+	// instead" (its older one), "wrote it to another key" (thin air),
+	// "puts line 7 before line 6" (a read that orders two conflicting
+	// writes).
+	Note string `json:"note,omitempty"`
 }
 
 // Edge is one relation between two events of a violation.
@@ -127,6 +133,15 @@ func (f *figure) violating(v int32) {
 	if i, ok := f.at[v]; ok {
 		f.events[i].Violating = true
 	}
+}
+
+// note sets the note of node v, added as an event if it is not one yet.
+func (f *figure) note(v int32, k int32, text string) {
+	if f == nil {
+		return
+	}
+	f.event(v, k)
+	f.events[f.at[v]].Note = text
 }
 
 // finish adds the operations of lines that no chain mentioned and stores

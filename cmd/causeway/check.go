@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ import (
 
 func checkCmd() *cobra.Command {
 	var maxViolations int
+	var htmlOut string
 	cmd := &cobra.Command{
 		Use:   "check HISTORY.jsonl",
 		Short: "Check a history for causal+ consistency",
@@ -23,7 +25,17 @@ consistent.
 Exit status: 0 when it is (with a one-line summary), 1 when it is not (each
 violation explained: the operations involved, in order, and the rule
 broken), 2 when the file cannot be read or is malformed (with the line
-number and what is wrong).`,
+number and what is wrong).
+
+--html FILE also writes the verdict as one self-contained HTML page (inline
+CSS and SVG, nothing fetched; open it in any browser). Each explained
+violation is drawn as its chain of operations: one lane per session, the
+operations in causal order down each lane, arrows for session order (grey;
+"…" where operations are left out), reads-from (blue, labelled with the
+key) and, for order disagreements, conflict edges (orange, dashed: must be
+ordered before). The read and the edge that break the rule are red; below
+each drawing are the rule broken and the explanation, with the history's
+line numbers. The exit status is the same with or without --html.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -40,6 +52,11 @@ number and what is wrong).`,
 				return &exitError{2, err}
 			}
 			res := check.Check(h, check.Options{MaxViolations: maxViolations})
+			if htmlOut != "" {
+				if err := writeCheckHTML(htmlOut, args[0], res); err != nil {
+					return failuref("check: --html %s: %v", htmlOut, err)
+				}
+			}
 			if res.OK {
 				fmt.Fprintln(cmd.OutOrStdout(), check.Summary(res))
 				return nil
@@ -49,5 +66,20 @@ number and what is wrong).`,
 		},
 	}
 	cmd.Flags().IntVar(&maxViolations, "max-violations", 10, "how many violations to explain (all are counted)")
+	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the verdict and each explained violation, drawn, as a self-contained HTML page to this file")
 	return cmd
+}
+
+// writeCheckHTML writes res as check.WriteHTML's page to path, titled with
+// the history's name.
+func writeCheckHTML(path, historyName string, res check.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := check.WriteHTML(f, filepath.Base(historyName), res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
