@@ -173,10 +173,9 @@ func wantDrawn(res Result) []drawn {
 	return out
 }
 
-// checkDrawn compares a page's DOM with the violations it shows, and the
-// first (the stale read of testdata/violations.jsonl) with what a person
-// reading the history would draw.
-func checkDrawn(t *testing.T, doc *html.Node, res Result) {
+// compareDrawn checks that a page's DOM draws each violation of res as
+// its Events and Edges say, with its explanation and the rule's meaning.
+func compareDrawn(t *testing.T, doc *html.Node, res Result) []drawn {
 	t.Helper()
 	got, want := readPage(t, doc), wantDrawn(res)
 	if len(got) != len(want) {
@@ -192,6 +191,15 @@ func checkDrawn(t *testing.T, doc *html.Node, res Result) {
 			t.Errorf("violation %d: the explanation or the rule's meaning is missing from %q", i+1, g.text)
 		}
 	}
+	return got
+}
+
+// checkDrawn compares a page's DOM with the violations it shows, and the
+// first (the stale read of testdata/violations.jsonl) with what a person
+// reading the history would draw.
+func checkDrawn(t *testing.T, doc *html.Node, res Result) {
+	t.Helper()
+	got := compareDrawn(t, doc, res)
 	stale := drawn{
 		rule:      RuleStaleRead,
 		lanes:     []string{"alice", "bob"},
@@ -224,4 +232,53 @@ func TestHTMLDrawsTheViolations(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDrawn(t, doc, res)
+}
+
+// TestHTMLEveryRule: a violation of each rule — thin air, a cycle, a
+// fractured read_txn, a stale read through a failed write, a stale read in
+// one session (its arrows within one lane), and divergence and quiescence,
+// which have no operations to draw — renders with its figure or, for the
+// last two, its text alone.
+func TestHTMLEveryRule(t *testing.T) {
+	f, err := os.Open("testdata/every-rule.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := history.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Check(h, Options{})
+	a, b := "1", "2"
+	res.Violations = append(res.Violations, Divergence("k", map[string]*string{"us/s0": &a, "eu/s0": &b}), Quiescence("a/cc0: 2 writes in flight"))
+	res.Total = len(res.Violations)
+	var rules []string
+	for _, v := range res.Violations {
+		rules = append(rules, v.Rule)
+	}
+	want := []string{RuleThinAir, RuleCyclicCausality, RuleFracturedTransaction, RuleStaleRead, RuleStaleRead, RuleDivergence, RuleQuiescence}
+	if !slices.Equal(rules, want) {
+		t.Fatalf("testdata/every-rule.jsonl: rules %v, want %v", rules, want)
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, "every-rule.jsonl", res); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("CAUSEWAY_HTML"); out != "" { // to look at it
+		_ = os.WriteFile(out, page.Bytes(), 0o644)
+	}
+	doc, err := html.Parse(&page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := compareDrawn(t, doc, res)
+	for i, g := range got {
+		if drawnOps := len(g.ops) > 0; drawnOps != (i < 5) {
+			t.Errorf("violation %d (%s): %d operations drawn", i+1, g.rule, len(g.ops))
+		}
+	}
+	if failed := got[3]; !strings.Contains(failed.text, "line 10 · failed") {
+		t.Errorf("the failed write is not marked: %q", failed.text)
+	}
 }

@@ -11,15 +11,16 @@ import (
 // to bottom in causal order (a topological order of the edges, ties and
 // cycles broken by line).
 const (
-	laneW    = 250 // width of a lane
-	boxW     = 214 // width of an operation's box
+	laneW    = 264 // width of a lane
+	boxW     = 228 // width of an operation's box
 	boxH     = 46  // height of an operation's box
 	rowH     = 84  // distance between rows
 	headH    = 58  // height of the lane headers
 	marginX  = 16
 	bottomH  = 24
-	textMax  = 30 // characters of an operation's text shown in its box
-	bulgeOut = 70 // how far a same-lane arrow bulges out of its lane
+	textMax  = 28 // characters of an operation's text shown in its box
+	bulgeOut = 40 // control points of a same-lane arrow, right of the box: it peaks 30 out, in the gap between lanes
+	rightM   = 48 // room right of the last lane for its same-lane arrows
 )
 
 // drawing is one violation laid out for the template.
@@ -76,7 +77,7 @@ func layout(id string, v Violation) drawing {
 		byLine[e.Line] = len(d.Ops)
 		d.Ops = append(d.Ops, b)
 	}
-	d.Width = 2*marginX + len(d.Lanes)*laneW
+	d.Width = 2*marginX + len(d.Lanes)*laneW + rightM
 	d.Height = headH + len(v.Events)*rowH + bottomH
 	for _, e := range v.Edges {
 		fi, ok1 := byLine[e.From]
@@ -174,7 +175,7 @@ func route(id string, e Edge, a, b opBox) arrow {
 		x := a.X + boxW
 		y1, y2 := a.Y+boxH/2, b.Y+boxH/2
 		ar.D = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x, y1, x+bulgeOut, y1, x+bulgeOut, y2, x+2, y2)
-		ar.LX, ar.LY = x+bulgeOut*3/4+4, (y1+y2)/2+4
+		ar.LX, ar.LY = x+bulgeOut*3/4+3, (y1+y2)/2+4
 	default:
 		// From the side of a facing b to the side of b facing a; the label
 		// beside b's end, in its row, where no other box is.

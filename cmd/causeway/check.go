@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -54,6 +55,10 @@ line numbers. The exit status is the same with or without --html.`,
 			res := check.Check(h, check.Options{MaxViolations: maxViolations})
 			if htmlOut != "" {
 				if err := writeCheckHTML(htmlOut, args[0], res); err != nil {
+					var pe *fs.PathError
+					if errors.As(err, &pe) {
+						err = pe.Err // the message names the file already
+					}
 					return failuref("check: --html %s: %v", htmlOut, err)
 				}
 			}
