@@ -33,10 +33,11 @@ CSS and SVG, nothing fetched; open it in any browser). Each explained
 violation is drawn as its chain of operations: one lane per session, the
 operations in causal order down each lane, arrows for session order (grey;
 "…" where operations are left out), reads-from (blue, labelled with the
-key) and, for order disagreements, conflict edges (orange, dashed: must be
-ordered before). The read and the edge that break the rule are red; below
-each drawing are the rule broken and the explanation, with the history's
-line numbers. The exit status is the same with or without --html.`,
+key) and, for order disagreements, the conflict edges that form the cycle
+(dashed, "before": the write must be ordered before the other). What breaks
+the rule (the read, its edge, the conflict edges) is red; below each
+drawing are the rule broken and the explanation, with the history's line
+numbers. The exit status is the same with or without --html.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
