@@ -107,6 +107,8 @@ type checker struct {
 	g2           *graph
 
 	recs []rec
+
+	fig *figure // collects the violation being explained, or nil
 }
 
 func newChecker(h *history.History) *checker {
