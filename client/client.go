@@ -1,5 +1,8 @@
 // Package client is Causeway's public Go API: a causal+ session with Get,
-// Put, ReadTxn and WriteTxn over a connection to one datacenter (DC).
+// Put, Delete, ReadTxn and WriteTxn over a connection to one datacenter
+// (DC). A Delete writes a tombstone that reads return as "not found"
+// (protocol.Tombstone); values starting with protocol.TombstonePrefix are
+// reserved for it.
 //
 // A Session is one client thread of the papers: its operations happen one
 // after another, and everything it reads or writes is in the causal past of
