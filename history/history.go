@@ -1,6 +1,6 @@
-// Package history records and reads client operation histories: the JSON
-// Lines format of design.md ("History"), one completed client operation per
-// line, which is the input of the causal+ checker (package check).
+// Package history records and reads client operation histories: JSON
+// Lines, one completed client operation per line, which is the input of the
+// causal+ checker (package check).
 //
 // A line looks like
 //
@@ -16,9 +16,9 @@
 // In a live run a value from before the run (loaded, or an earlier run's)
 // is a real write that may beat the run's writes, so it is recorded by an
 // ID of its own ("loaded-<key>" for a loaded value) and the history ends
-// with one failed put of session "pre-run" per such value: a write
-// concurrent with everything in the run. Neither needs anything of the
-// format or the checker.
+// with one failed put (a del, for a tombstone) of session "pre-run" per
+// such value: a write concurrent with everything in the run. Neither needs
+// anything of the format or the checker.
 //
 // Deletes: a delete (client.Session.Delete, `causeway del`) writes a
 // tombstone with an ID of its own (protocol.Tombstone), and is recorded as
