@@ -259,3 +259,21 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version extra: exit %d, want 2", code)
 	}
 }
+
+// TestCheckDeletes: `causeway check` reads dels and explains a read of the
+// value a delete in its causal past replaced.
+func TestCheckDeletes(t *testing.T) {
+	ok := writeFile(t, "ok.jsonl", `{"session":"w","dc":"a","op":"put","key":"x","value":"w-1","start_ms":0,"end_ms":1}
+{"session":"w","dc":"a","op":"del","key":"x","value":"w-2","start_ms":1,"end_ms":2}
+{"session":"r","dc":"b","op":"get","key":"x","value":"w-2","start_ms":3,"end_ms":4}
+`)
+	mustRun(t, 0, "check", ok)
+	stale := writeFile(t, "stale.jsonl", `{"session":"w","dc":"a","op":"put","key":"x","value":"w-1","start_ms":0,"end_ms":1}
+{"session":"w","dc":"a","op":"del","key":"x","value":"w-2","start_ms":1,"end_ms":2}
+{"session":"r","dc":"b","op":"get","key":"x","value":"w-2","start_ms":3,"end_ms":4}
+{"session":"r","dc":"b","op":"get","key":"x","value":"w-1","start_ms":4,"end_ms":5}
+`)
+	if out := mustRun(t, 1, "check", stale); !strings.Contains(out, "read x=deleted(w-2) (line 3), then read x=w-1 (line 4)") {
+		t.Errorf("check of a stale read after a delete:\n%s", out)
+	}
+}
