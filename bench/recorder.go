@@ -34,7 +34,7 @@ type Recorder struct {
 	pendingMeta map[verKey][]sighting
 	timeline    *timeline // nil unless RecordTimeline was called
 	// gets counts successful single-key gets, getData those that
-	// returned data (a loaded or a written value).
+	// returned data (a loaded or a written value, not a tombstone).
 	gets, getData int64
 }
 
@@ -93,7 +93,7 @@ func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, sta
 	}
 	if req.Op == protocol.OpGet {
 		r.gets++
-		if rep.Value != nil {
+		if rep.Value != nil && !protocol.IsTombstone(rep.Value) {
 			r.getData++
 		}
 	}

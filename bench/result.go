@@ -63,8 +63,9 @@ type Result struct {
 	LatencyMs      map[string]Latency `json:"latency_ms"`
 	LocalFraction  *float64           `json:"local_fraction,omitempty"`
 	// GetDataFraction is the share of successful single-key gets that
-	// returned data (a loaded or a written value) rather than nothing;
-	// read_txn reads are not counted. Absent when no get succeeded.
+	// returned data (a loaded or a written value) rather than nothing or
+	// a delete's tombstone; read_txn reads are not counted. Absent when no
+	// get succeeded.
 	GetDataFraction *float64 `json:"get_data_fraction,omitempty"`
 	// AllLocalFraction is the share of operations with wan_rounds = 0,
 	// over those that report wan_rounds (absent when none does).

@@ -5,9 +5,14 @@
 //
 // # Model
 //
-// Writes are puts and each key of a write_txn; reads are gets and each key
-// of a read_txn. Write values are unique, so every read names the write it
-// read from. The causal order co is the transitive closure of session
+// Writes are puts, dels and each key of a write_txn; reads are gets and
+// each key of a read_txn. Write values are unique, so every read names the
+// write it read from. A del is a write of a tombstone whose ID is its
+// value, and a read that found the key deleted returns that ID (package
+// history): a delete is checked exactly as a put, so a read of an older
+// delete, of a value a delete in its causal past replaced, or of null after
+// one, is a stale read, and explanations show what a read saw as
+// "deleted(ID)". The causal order co is the transitive closure of session
 // (program) order and reads-from; a transaction is one event of co, so a
 // write_txn becomes visible as a whole and a read_txn reads at one point.
 //

@@ -23,12 +23,20 @@ func val(p *string) string {
 	return *p
 }
 
+// valText is val, with a del's tombstone ID shown as "deleted(ID)".
+func (c *checker) valText(p *string) string {
+	if p != nil && c.dels[*p] {
+		return "deleted(" + *p + ")"
+	}
+	return val(p)
+}
+
 // valueOf returns the value node v read or wrote for key k.
 func (c *checker) valueOf(v int32, k int32) *string {
 	op := &c.h.Ops[v]
 	name := c.keyNames[k]
 	switch op.Op {
-	case history.Get, history.Put:
+	case history.Get, history.Put, history.Del:
 		return op.Value
 	case history.ReadTxn:
 		return op.Reads[name]
@@ -41,7 +49,7 @@ func (c *checker) valueOf(v int32, k int32) *string {
 }
 
 func (c *checker) kv(v int32, k int32) string {
-	return c.keyNames[k] + "=" + val(c.valueOf(v, k))
+	return c.keyNames[k] + "=" + c.valText(c.valueOf(v, k))
 }
 
 // lineNote is " (line N)" or " (line N, failed)".
@@ -66,14 +74,16 @@ func (c *checker) opVerb(v int32, k int32) string {
 	var s string
 	switch op.Op {
 	case history.Get:
-		s = "read " + op.Key + "=" + val(op.Value)
+		s = "read " + op.Key + "=" + c.valText(op.Value)
 	case history.Put:
 		s = "put " + op.Key + "=" + val(op.Value)
+	case history.Del:
+		s = "deleted " + op.Key + " (tombstone " + val(op.Value) + ")"
 	case history.ReadTxn:
 		if k >= 0 {
 			s = "read " + c.kv(v, k) + " in a read_txn"
 		} else {
-			s = "ran read_txn " + mapText(op.Reads, func(p *string) string { return val(p) })
+			s = "ran read_txn " + mapText(op.Reads, c.valText)
 		}
 	case history.WriteTxn:
 		if k >= 0 {
@@ -107,8 +117,11 @@ func mapText[V any](m map[string]V, f func(V) string) string {
 func (c *checker) writeText(w int32, k int32) string {
 	op := &c.h.Ops[w]
 	how := "put"
-	if op.Op == history.WriteTxn {
+	switch op.Op {
+	case history.WriteTxn:
 		how = "written in a write_txn"
+	case history.Del:
+		how = "deleted"
 	}
 	failed := ""
 	if op.Failed() {
@@ -237,8 +250,12 @@ func (c *checker) explainThinAir(r *rec) Violation {
 	// Was it written to another key?
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
-		if op.Op == history.Put && op.Value != nil && *op.Value == value {
-			why = fmt.Sprintf("that value was put to key %s, not %s (line %d)", op.Key, c.keyNames[it.key], c.line(int32(i)))
+		if (op.Op == history.Put || op.Op == history.Del) && op.Value != nil && *op.Value == value {
+			verb := "put to"
+			if op.Op == history.Del {
+				verb = "a tombstone of"
+			}
+			why = fmt.Sprintf("that value was %s key %s, not %s (line %d)", verb, op.Key, c.keyNames[it.key], c.line(int32(i)))
 			used[int32(i)] = true
 			c.fig.note(int32(i), -1, "wrote it to another key")
 			break

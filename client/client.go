@@ -1,5 +1,8 @@
 // Package client is Causeway's public Go API: a causal+ session with Get,
-// Put, ReadTxn and WriteTxn over a connection to one datacenter (DC).
+// Put, Delete, ReadTxn and WriteTxn over a connection to one datacenter
+// (DC). A Delete writes a tombstone that reads return as "not found"
+// (protocol.Tombstone); values starting with protocol.TombstonePrefix are
+// reserved for it.
 //
 // A Session is one client thread of the papers: its operations happen one
 // after another, and everything it reads or writes is in the causal past of
@@ -120,6 +123,8 @@ type Session struct {
 	protocol string
 	dc       string
 	closed   atomic.Bool
+	// dels names this session's deletes (Delete).
+	dels deleteIDs
 	// release, if set, is called by Close after conn.Close (the Cluster
 	// of a session made by Resume).
 	release func() error
@@ -137,27 +142,32 @@ func (s *Session) DC() string { return s.dc }
 // Protocol returns the name of the protocol the store runs.
 func (s *Session) Protocol() string { return s.protocol }
 
-// Get reads key. found is false when key has never been written.
+// Get reads key. found is false when key has never been written or its
+// latest write is a Delete.
 func (s *Session) Get(ctx context.Context, key string) (value []byte, found bool, err error) {
 	rep, err := s.do(ctx, protocol.Request{Op: protocol.OpGet, Key: key}, fmt.Sprintf("get %q", key))
 	if err != nil {
 		return nil, false, err
 	}
-	return rep.Value, rep.Value != nil, nil
+	if rep.Value == nil || protocol.IsTombstone(rep.Value) {
+		return nil, false, nil
+	}
+	return rep.Value, true, nil
 }
 
-// Put writes value to key. value must not be empty.
+// Put writes value to key. value must not be empty, nor start with
+// protocol.TombstonePrefix (ErrReservedValue).
 func (s *Session) Put(ctx context.Context, key string, value []byte) error {
 	what := fmt.Sprintf("put %q", key)
-	if len(value) == 0 {
-		return fmt.Errorf("%s: %w", what, ErrEmptyValue)
+	if err := checkValue(value); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	_, err := s.do(ctx, protocol.Request{Op: protocol.OpPut, Key: key, Value: value}, what)
 	return err
 }
 
 // ReadTxn reads keys from one causal snapshot. Keys that have never been
-// written are absent from the result.
+// written, or whose latest write is a Delete, are absent from the result.
 func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
 	if len(keys) == 0 {
@@ -172,7 +182,7 @@ func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byt
 		return nil, fmt.Errorf("%s: protocol %s answered %d reads for %d keys", what, s.protocol, len(rep.Reads), len(keys))
 	}
 	for _, kv := range rep.Reads {
-		if kv.Value != nil {
+		if kv.Value != nil && !protocol.IsTombstone(kv.Value) {
 			out[kv.Key] = kv.Value
 		}
 	}
@@ -180,7 +190,8 @@ func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byt
 }
 
 // WriteTxn writes every key of writes atomically: a ReadTxn sees all of
-// them or none. No value may be empty.
+// them or none. No value may be empty or start with
+// protocol.TombstonePrefix.
 func (s *Session) WriteTxn(ctx context.Context, writes map[string][]byte) error {
 	const what = "write_txn"
 	if len(writes) == 0 {
@@ -188,8 +199,8 @@ func (s *Session) WriteTxn(ctx context.Context, writes map[string][]byte) error 
 	}
 	kvs := make([]protocol.KV, 0, len(writes))
 	for k, v := range writes {
-		if len(v) == 0 {
-			return fmt.Errorf("%s: key %q: %w", what, k, ErrEmptyValue)
+		if err := checkValue(v); err != nil {
+			return fmt.Errorf("%s: key %q: %w", what, k, err)
 		}
 		kvs = append(kvs, protocol.KV{Key: k, Value: v})
 	}

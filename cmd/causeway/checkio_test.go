@@ -2,24 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
-
-// withStdin runs fn with standard input reading content.
-func withStdin(t *testing.T, content string, fn func()) {
-	t.Helper()
-	f, err := os.Open(writeFile(t, "stdin", content))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	saved := os.Stdin
-	os.Stdin = f
-	defer func() { os.Stdin = saved }()
-	fn()
-}
 
 // TestCheckStdinAndJSON: `check -` reads the history from standard input,
 // and -w json prints the verdict as JSON with the same exit status as the
@@ -32,13 +17,13 @@ func TestCheckStdinAndJSON(t *testing.T) {
 `
 	stale := strings.Replace(consistent, `"key":"x","value":"x1","start_ms":4`, `"key":"x","value":null,"start_ms":4`, 1)
 
-	withStdin(t, stale, func() {
+	withStdin(t, []byte(stale), func() {
 		code, out, errOut := causeway(t, "check", "-")
 		if code != 1 || !strings.Contains(out, "stale-read") {
 			t.Errorf("check - of a stale read: exit %d, stdout %q, stderr %q; want 1 and the violation", code, out, errOut)
 		}
 	})
-	withStdin(t, consistent, func() {
+	withStdin(t, []byte(consistent), func() {
 		code, out, errOut := causeway(t, "check", "-w", "json", "-")
 		var rep checkReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.OK || rep.Operations != 4 || rep.History != "-" {

@@ -40,7 +40,8 @@ Start with 'causeway demo'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), simCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), txnCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
+	root.AddCommand(demoCmd(), simCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
+	applyEnvDefaults(root, os.Getenv)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
