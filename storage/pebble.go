@@ -195,11 +195,23 @@ func (p *Pebble) Scan(prefix string, fn func(Record) error) (err error) {
 // Apply implements Engine. The writes go into one Pebble batch, committed
 // with pebble.Sync when sync is true and pebble.NoSync otherwise. A batch
 // with an unknown WriteKind is rejected as a whole.
+//
+// Apply(nil, true) only syncs: it makes every write applied before it
+// durable (Pebble skips an empty batch, so it commits a log-only record,
+// DB.LogData, with pebble.Sync: the write-ahead log is synced up to it).
+// The node host's group commit (runtime/node) relies on it, calling it
+// while other goroutines keep applying unsynced writes.
 func (p *Pebble) Apply(writes []Write, sync bool) error {
 	if err := p.acquire(); err != nil {
 		return err
 	}
 	defer p.release()
+	if len(writes) == 0 {
+		if !sync {
+			return nil
+		}
+		return p.db.LogData(nil, pebble.Sync)
+	}
 	b := p.db.NewBatch()
 	defer b.Close()
 	var buf []byte
