@@ -142,8 +142,12 @@ type machine struct {
 	log   *slog.Logger
 
 	// persist applies a Ready's storage writes (nil: the machine has no
-	// storage, and asking for writes is a failure).
+	// storage, and asking for writes is a failure). With gc set, persist
+	// must not sync: gc does (commit.go).
 	persist func(writes []storage.Write, sync bool) error
+	// gc, if set, is the group commit: a Ready's synced writes are applied
+	// at once and its effects wait for a shared sync (commit.go).
+	gc *groupCommit
 	// send hands one message (from this machine) to the network.
 	send func(m protocol.Message)
 	// received, if set, is told about each message before it is stepped.
@@ -193,6 +197,10 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 			select {
 			case <-stop:
 				return nil
+			case err := <-m.synced():
+				if err := m.release(err); err != nil {
+					return err
+				}
 			default:
 			}
 		}
@@ -209,6 +217,10 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 			return nil
 		case <-m.box.notify:
 		case <-fire:
+		case err := <-m.synced():
+			if err := m.release(err); err != nil {
+				return err
+			}
 		}
 		wake.Stop() // since Go 1.23 a stopped timer delivers no stale value
 	}
@@ -244,8 +256,10 @@ func (m *machine) handle(in input) error {
 }
 
 // apply carries out a Ready: its storage writes first (synced if asked),
-// and only once they are done its messages, timers, visibility reports and
-// replies.
+// and only once they are done its messages, visibility reports and
+// replies. With group commit the writes are applied unsynced and those
+// effects wait, in step order, for a sync that covers them (commit.go);
+// timers are set at once.
 func (m *machine) apply(r protocol.Ready) error {
 	if len(r.Persist.Writes) > 0 {
 		if m.persist == nil {
@@ -254,25 +268,63 @@ func (m *machine) apply(r protocol.Ready) error {
 		if err := m.persist(r.Persist.Writes, r.Persist.Sync); err != nil {
 			return fmt.Errorf("storage: %w", err)
 		}
-	}
-	for _, msg := range r.After.Messages {
-		if msg.From != m.id {
-			m.log.Error("message with a forged sender dropped", "node", m.id, "from", msg.From, "to", msg.To)
-			continue
+		if m.gc != nil && r.Persist.Sync {
+			m.gc.wrote()
 		}
-		m.send(msg)
 	}
 	now := m.clock.now()
 	for _, t := range r.After.Timers {
 		m.seq++
 		heap.Push(&m.timers, timerEntry{at: now + t.After, seq: m.seq, token: t.Token})
 	}
-	for _, v := range r.After.Visible {
+	e := effects{messages: r.After.Messages, visible: r.After.Visible, replies: r.After.Replies}
+	if m.gc != nil && !m.gc.admit(e) {
+		m.gc.kick()
+		return nil
+	}
+	m.carryOut(e)
+	return nil
+}
+
+// synced is the channel on which the group commit's sync in flight
+// reports (nil, never ready, without group commit).
+func (m *machine) synced() <-chan error {
+	if m.gc == nil {
+		return nil
+	}
+	return m.gc.done
+}
+
+// release carries out the effects a completed sync released, and starts
+// the next sync if synced writes applied meanwhile wait for one.
+func (m *machine) release(syncErr error) error {
+	released, err := m.gc.synced(syncErr)
+	if err != nil {
+		return fmt.Errorf("storage: sync: %w", err)
+	}
+	for _, e := range released {
+		m.carryOut(e)
+	}
+	m.gc.kick()
+	return nil
+}
+
+// carryOut sends a step's messages and hands over its visibility reports
+// and replies.
+func (m *machine) carryOut(e effects) {
+	for _, msg := range e.messages {
+		if msg.From != m.id {
+			m.log.Error("message with a forged sender dropped", "node", m.id, "from", msg.From, "to", msg.To)
+			continue
+		}
+		m.send(msg)
+	}
+	for _, v := range e.visible {
 		if m.visible != nil {
 			m.visible(v)
 		}
 	}
-	for _, rep := range r.After.Replies {
+	for _, rep := range e.replies {
 		cb := m.onReply
 		if cb == nil {
 			m.log.Error("reply with no operation outstanding", "node", m.id, "op", rep.Op)
@@ -281,5 +333,4 @@ func (m *machine) apply(r protocol.Ready) error {
 		m.onReply = nil
 		cb(rep)
 	}
-	return nil
 }

@@ -16,6 +16,7 @@ type metrics struct {
 	dropped     *prometheus.CounterVec // by reason
 	writes      prometheus.Counter
 	batches     *prometheus.CounterVec // by sync
+	syncs       prometheus.Counter
 	visible     prometheus.Counter
 	replyTracks prometheus.GaugeFunc
 	incarnation prometheus.Gauge
@@ -41,6 +42,9 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "causeway_storage_batches_total", Help: "Storage batches applied (one per Ready that persists), by whether they were synced.", ConstLabels: labels,
 		}, []string{"sync"}),
+		syncs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "causeway_storage_syncs_total", Help: "Write-ahead log syncs of the group commit, each shared by every synced batch applied since the previous one.", ConstLabels: labels,
+		}),
 		visible: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "causeway_writes_visible_total", Help: "Writes the node reported readable.", ConstLabels: labels,
 		}),
@@ -54,7 +58,7 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 	m.replyTracks = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "causeway_client_addresses", Help: "Client addresses the node has sent replies to.", ConstLabels: labels,
 	}, sessionAddrs)
-	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.visible, queue, m.replyTracks, m.incarnation,
+	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.syncs, m.visible, queue, m.replyTracks, m.incarnation,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every drop reason appears from the start, at zero.
 	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut} {

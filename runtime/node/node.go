@@ -16,7 +16,11 @@
 // and the node's timers one at a time, and carries out each Ready in the
 // order the protocol contract demands — the storage writes first
 // (storage.Engine.Apply, synced when the protocol asks), and only once they
-// are done the messages, timers and visibility reports. A storage error
+// are done the messages and visibility reports. Synced writes are group
+// committed: the loop applies them at once, parks the step's effects and
+// goes on with the next inputs while another goroutine syncs, and every
+// synced write applied meanwhile shares the next sync; the effects go out,
+// in step order, once a sync covers them (commit.go). A storage error
 // stops the node (Run returns it): acting on a Ready it could not persist
 // might acknowledge a write that is not durable.
 //
@@ -210,6 +214,11 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		send:    h.send,
 		visible: func(protocol.Visibility) { h.metrics.visible.Inc() },
 	}
+	if opts.Sync {
+		// Group commit (commit.go): Apply(nil, true) syncs every write
+		// applied before it.
+		h.m.gc = newGroupCommit(func() error { return eng.Apply(nil, true) }, h.metrics.syncs.Inc)
+	}
 
 	hl, err := net.Listen("tcp", self.HTTPListenAddr())
 	if err != nil {
@@ -325,10 +334,12 @@ func (h *host) receive(from, to string, msg proto.Message) {
 	}
 }
 
-// persist applies a Ready's writes.
+// persist applies a Ready's writes. Writes that ask for a sync are applied
+// unsynced all the same when the machine syncs them by group commit
+// (h.sync); its metrics still count them as synced batches.
 func (h *host) persist(writes []storage.Write, sync bool) error {
 	sync = sync && h.sync
-	if err := h.eng.Apply(writes, sync); err != nil {
+	if err := h.eng.Apply(writes, sync && h.m.gc == nil); err != nil {
 		return err
 	}
 	h.metrics.writes.Add(float64(len(writes)))
