@@ -12,12 +12,10 @@ import (
 	"github.com/causeway/causeway/wire/transportpb"
 )
 
-// outFrame is a frame waiting in a link's queue.
+// outFrame is a frame waiting in a link's queue, due to be written (a
+// delayed frame reaches the queue from the delay line once it is due).
 type outFrame struct {
 	frame *transportpb.Frame
-	// due is when the frame may be written: the time of Send plus the
-	// link's delay then.
-	due time.Time
 }
 
 // link is the outgoing side of the transport towards one address: a queue
@@ -28,10 +26,15 @@ type link struct {
 	addr  string
 	conn  *grpc.ClientConn
 	queue chan outFrame
-	// queued counts the frames in queue plus the one the goroutine holds;
-	// it bounds queue, so that enqueue never blocks.
+	// queued counts the frames in queue plus the one the goroutine holds,
+	// plus the link's frames in the delay line; it bounds queue, so that
+	// neither enqueue nor the delay line ever blocks on it.
 	queued atomic.Int64
 	limit  int64
+	// inLine counts the link's frames in the delay line, and lastDue is
+	// the due time of the last one put there (guarded by the line's mu).
+	inLine  atomic.Int64
+	lastDue time.Time
 	// down is whether the last stream attempt failed, and downSince
 	// since when the link has had no stream (owned by run).
 	down      bool
@@ -62,8 +65,9 @@ func (t *Transport) newLink(addr string) (*link, error) {
 	return l, nil
 }
 
-// enqueue adds f to the queue, or returns ErrQueueFull.
-func (l *link) enqueue(f outFrame) error {
+// enqueue queues f to be written after delay d (through the delay line
+// when d > 0), or returns ErrQueueFull.
+func (l *link) enqueue(f *transportpb.Frame, d time.Duration) error {
 	for {
 		n := l.queued.Load()
 		if n >= l.limit {
@@ -73,7 +77,7 @@ func (l *link) enqueue(f outFrame) error {
 			break
 		}
 	}
-	l.queue <- f // cannot block: queued <= limit = cap(queue)
+	l.t.line.send(l, f, d) // cannot block: queued <= limit = cap(queue)
 	return nil
 }
 
@@ -151,8 +155,8 @@ func (l *link) retire() bool {
 	return true
 }
 
-// stream opens one stream and writes queued frames to it, each no earlier
-// than it is due (dropping those that come due while the link is cut),
+// stream opens one stream and writes queued frames to it (dropping those
+// that come due while the link is cut),
 // until the stream breaks or the transport closes. It
 // returns how long the stream was up (0 if it could not be opened) and why
 // it ended.
@@ -199,12 +203,6 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 		return time.Since(start), fmt.Errorf("stream ended: %w", recvErr)
 	}
 
-	var delay *time.Timer
-	defer func() {
-		if delay != nil {
-			delay.Stop()
-		}
-	}()
 	for {
 		if *pending == nil {
 			select {
@@ -217,20 +215,6 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 			}
 		}
 		f := *pending
-		if d := time.Until(f.due); d > 0 {
-			if delay == nil {
-				delay = time.NewTimer(d)
-			} else {
-				delay.Reset(d)
-			}
-			select {
-			case <-delay.C:
-			case <-recvDone:
-				return broke()
-			case <-t.ctx.Done():
-				return time.Since(start), l.closeStream(st, recvDone)
-			}
-		}
 		if t.IsCut(l.addr) {
 			// Cut while it waited: lost, as on a partitioned network.
 			t.cut.Add(1)

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package transport
+
+func prepareWaiterThread() {}
+
+func newWaiter() waiter { return newChanWaiter() }
