@@ -71,7 +71,8 @@ type Topology struct {
 	// RTTms holds symmetric round-trip times in milliseconds keyed "a-b".
 	RTTms map[string]float64 `yaml:"rtt_ms"`
 	// IntraDCRTTms is the round-trip time between two nodes of the same DC
-	// (default 0.5 ms).
+	// (default 0.5 ms in the simulator; a live cluster emulates it only
+	// when it is set, see runtime/node).
 	IntraDCRTTms float64 `yaml:"intra_dc_rtt_ms,omitempty"`
 	// JitterMs is the default one-way jitter bound (uniform in ±JitterMs).
 	JitterMs  float64   `yaml:"jitter_ms,omitempty"`

@@ -113,6 +113,3 @@ func (g *groupCommit) synced(err error) ([]effects, error) {
 	g.queue = g.queue[n:]
 	return out, nil
 }
-
-// waiting reports how many steps' effects are parked.
-func (g *groupCommit) waiting() int { return len(g.queue) }

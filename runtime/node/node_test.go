@@ -403,6 +403,29 @@ func TestAddressBook(t *testing.T) {
 			t.Errorf("addrOf(%s) = %q, want none", id, addr)
 		}
 	}
+	// Inside a datacenter nothing is emulated unless the topology sets
+	// intra_dc_rtt_ms: local3 does not (the simulator's default applies
+	// there, not here).
+	if d := b.delay(cfg.Node("a/s1").Addr); d != 0 {
+		t.Errorf("delay a->a with no intra_dc_rtt_ms = %v, want 0", d)
+	}
+	if _, ok := b.addrOf(SessionID("a", "c2-1", "127.0.0.1:5556")); !ok {
+		t.Fatal("no address for a session in a")
+	}
+	if d := b.delay("127.0.0.1:5556"); d != 0 {
+		t.Errorf("delay a->session in a = %v, want 0", d)
+	}
+	topo, err := topology.Parse([]byte("name: t\ndatacenters: [{name: a, servers: 2}, {name: b, servers: 1}]\nrtt_ms: {a-b: 10}\nintra_dc_rtt_ms: 0.4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2, err := cluster.Plan(topo, "cops", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := newAddressBook(cfg2, "a").delay(cfg2.Node("a/s1").Addr); d != 200*time.Microsecond {
+		t.Errorf("delay a->a with intra_dc_rtt_ms 0.4 = %v, want 200µs", d)
+	}
 }
 
 func TestRunAndDialErrors(t *testing.T) {
