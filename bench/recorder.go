@@ -36,6 +36,11 @@ type Recorder struct {
 	// gets counts successful single-key gets, getData those that
 	// returned data (a loaded or a written value).
 	gets, getData int64
+	// window collects the operations since the last Progress.Window, once
+	// a progress callback has asked (nil until then); windowStart is
+	// when it began.
+	window      *opStats
+	windowStart time.Duration
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
@@ -75,6 +80,9 @@ func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, sta
 	}
 	us := (end - start).Microseconds()
 	r.all.done(req.Op, rep, us)
+	if r.window != nil {
+		r.window.done(req.Op, rep, us)
+	}
 	r.dc(dc).ops.done(req.Op, rep, us)
 	if rep.Err != protocol.OK {
 		r.errs[req.Op.String()]++

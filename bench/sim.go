@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -38,8 +39,14 @@ type SimSpec struct {
 	Faults    faults.Schedule
 	// History, when set, receives the history as JSON Lines.
 	History io.Writer
-	// Progress, when set, is called as virtual time advances.
-	Progress func(done, total time.Duration)
+	// Progress, when set, is called as virtual time advances (every 1/50
+	// of Duration); it cannot change the run's result.
+	Progress func(Progress)
+	// Context, when set, interrupts the run when it is done (Ctrl-C):
+	// clients stop issuing operations at the next 1/50 of Duration, and
+	// the run drains, quiesces and is checked as if Duration had been that
+	// long; the result says Interrupted.
+	Context context.Context
 	// Timeline, when positive, is the interval width of the result's
 	// per-interval throughput and latency series (Result.Timeline).
 	Timeline time.Duration
@@ -123,15 +130,20 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if step <= 0 {
 		step = spec.Duration
 	}
+	ran, interrupted := spec.Duration, false
 	for t := step; ; t += step {
 		if t > spec.Duration {
 			t = spec.Duration
 		}
 		s.RunUntil(t)
 		if spec.Progress != nil {
-			spec.Progress(t, spec.Duration)
+			spec.Progress(rec.progress(t, spec.Duration))
 		}
 		if t == spec.Duration {
+			break
+		}
+		if spec.Context != nil && spec.Context.Err() != nil {
+			ran, interrupted = t, true
 			break
 		}
 	}
@@ -150,9 +162,10 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res := &Result{
 		Protocol: spec.Protocol.Name(), Guarantee: spec.Protocol.Guarantee().String(),
 		Topology: spec.Topology.Name, Workload: spec.Workload.Name,
-		Seed: spec.Seed, Runtime: "sim", DurationS: spec.Duration.Seconds(), Clients: spec.Clients,
+		Seed: spec.Seed, Runtime: "sim", DurationS: ran.Seconds(), Clients: spec.Clients,
+		Interrupted: interrupted,
 	}
-	rec.fill(res, spec.Duration)
+	rec.fill(res, ran)
 	st := s.Stats()
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
 	res.MetadataBytesPerWrite = metadataPerWrite(st)
