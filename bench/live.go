@@ -201,6 +201,9 @@ func RunLive(spec LiveSpec) (*Result, error) {
 			Clients: spec.Clients, Ops: int64(ceiling * spec.Duration.Seconds()), ThroughputOpsS: round3(ceiling),
 			CeilingOpsS: &ceiling, CeilingFraction: &one, Errors: map[string]int64{}, Check: CheckResult{OK: true}}, nil
 	}
+	if spec.Progress != nil {
+		rec.watch()
+	}
 	t0 := time.Now()
 	deadline := t0.Add(spec.Duration)
 	var wg sync.WaitGroup

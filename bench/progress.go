@@ -38,13 +38,18 @@ func (p Progress) Window() Window {
 	return p.rec.takeWindow(p.Done)
 }
 
+// watch starts the first window; call it before the run's first
+// operation when the run reports progress.
+func (r *Recorder) watch() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.window = newOpStats()
+}
+
 // progress returns the recorder's counts at done of total.
 func (r *Recorder) progress(done, total time.Duration) Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.window == nil {
-		r.window = newOpStats()
-	}
 	return Progress{Done: done, Total: total, Ops: r.all.ok, Errors: r.all.errs, rec: r}
 }
 

@@ -77,6 +77,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if spec.Timeline > 0 {
 		rec.RecordTimeline(spec.Timeline, spec.Duration)
 	}
+	if spec.Progress != nil {
+		rec.watch()
+	}
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
