@@ -31,7 +31,7 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 	}
 	var jsons []string
 	k, err := karma(Options{Dir: dir, Duration: 150 * time.Millisecond, Threads: []int{16, 32}, Cost: cost,
-		RunDone: func(_ string, _ *bench.Result, file string) { jsons = append(jsons, file) },
+		RunDone:            func(_ string, _ *bench.Result, file string) { jsons = append(jsons, file) },
 		CongestionDuration: 3 * time.Second, CongestionThreads: 16, CongestionRate: 5, CongestionDelays: []time.Duration{600 * time.Millisecond},
 		ValueSizes: []int{200, 1024},
 		Progress: func(i, n int, _ string) {
