@@ -61,8 +61,7 @@ func (f *progressFlags) reporter(w io.Writer, label string) func(bench.Progress)
 	if interval == 0 {
 		interval = defaultStatusInterval
 	}
-	r := &reporter{w: w, label: label, bar: term, interval: interval, now: time.Now}
-	return r.report
+	return newReporter(w, label, term, interval, time.Now).report
 }
 
 // progressBar returns a progress callback that draws a bar with the time
@@ -71,8 +70,7 @@ func progressBar(w io.Writer, label string) func(bench.Progress) {
 	if !isTerminal(w) {
 		return nil
 	}
-	r := &reporter{w: w, label: label, bar: true, now: time.Now}
-	return r.report
+	return newReporter(w, label, true, 0, time.Now).report
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -100,12 +98,15 @@ type reporter struct {
 	drawn               bool // a bar is on the current line
 }
 
+// newReporter returns a reporter whose run starts now.
+func newReporter(w io.Writer, label string, bar bool, interval time.Duration, now func() time.Time) *reporter {
+	t := now()
+	return &reporter{w: w, label: label, bar: bar, interval: interval, now: now, started: t, lastStatus: t}
+}
+
 // report is the bench.Progress callback.
 func (r *reporter) report(p bench.Progress) {
 	now := r.now()
-	if r.started.IsZero() {
-		r.started, r.lastStatus = now, now
-	}
 	finished := p.Done >= p.Total
 	if r.interval > 0 && (now.Sub(r.lastStatus) >= r.interval || finished) {
 		r.lastStatus = now
