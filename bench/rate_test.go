@@ -3,6 +3,10 @@ package bench
 import (
 	"testing"
 	"time"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/runtime/node/nodetest"
+	"github.com/causeway/causeway/workload"
 )
 
 // TestClientRate checks that ClientRate caps each session's operations per
@@ -39,5 +43,30 @@ func TestClientRate(t *testing.T) {
 	}
 	if capped.Ops < free.Ops*9/10 {
 		t.Errorf("a cap of 1e6 ops/s per session cut %d operations to %d", free.Ops, capped.Ops)
+	}
+}
+
+// TestLiveClientRateCapsOperations: on a live cluster, ClientRate (bench
+// --target divided over the sessions) keeps each session to its schedule,
+// so no run can complete more than one operation per session per
+// interval, plus the first.
+func TestLiveClientRateCapsOperations(t *testing.T) {
+	w, err := workload.Lookup("ycsb-95-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordCount = 20
+	cfg, err := cluster.Load(nodetest.StartLocal(t, "local3", "cops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const clients, rate = 6, 4.0
+	d := time.Second
+	res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: 1, Duration: d, Clients: clients, Ceiling: -1, ClientRate: rate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := int64(clients * (rate*d.Seconds() + 1)); res.Ops == 0 || res.Ops > limit || !res.Check.OK {
+		t.Errorf("%d sessions at %v ops/s for %v: %d operations (at most %d), checker ok %v", clients, rate, d, res.Ops, limit, res.Check.OK)
 	}
 }
