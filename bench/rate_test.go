@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +70,16 @@ func TestLiveClientRateCapsOperations(t *testing.T) {
 	}
 	if limit := int64(clients * (rate*d.Seconds() + 1)); res.Ops == 0 || res.Ops > limit || !res.Check.OK {
 		t.Errorf("%d sessions at %v ops/s for %v: %d operations (at most %d), checker ok %v", clients, rate, d, res.Ops, limit, res.Check.OK)
+	}
+}
+
+// TestReplayCommandCarriesTheRate: a run with a client rate replays with
+// --target, the rate over all its clients.
+func TestReplayCommandCarriesTheRate(t *testing.T) {
+	spec := smallSpec(t, "cops", "local3", 1, false)
+	spec.ClientRate = 20
+	cmd := ReplayCommand(spec, "f.yaml")
+	if want := fmt.Sprintf("--target %d", 20*spec.Clients); !strings.Contains(cmd, want) || strings.Contains(cmd, "not expressible") {
+		t.Errorf("replay of a %v ops/s run: %s; want %s", spec.ClientRate, cmd, want)
 	}
 }

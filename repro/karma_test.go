@@ -1,7 +1,9 @@
 package repro
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,5 +164,32 @@ func TestObjectSizesNeedAPerByteCost(t *testing.T) {
 	k.writeObjectSize(printer{&b}, figure{})
 	if !strings.Contains(b.String(), "Not run") || strings.Contains(b.String(), "| object size |") {
 		t.Errorf("§6.5 without a per-byte cost:\n%s", b.String())
+	}
+}
+
+// TestKarmaInterruptKeepsTheRunsSoFar cancels the reproduction as its
+// first run completes (Ctrl-C): Karma returns ErrInterrupted, no report is
+// written, and the runs so far are kept as JSON.
+func TestKarmaInterruptKeepsTheRunsSoFar(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var files []string
+	_, err := karma(Options{Dir: dir, Duration: 100 * time.Millisecond, Threads: []int{8, 16}, Context: ctx,
+		RunDone: func(_ string, _ *bench.Result, file string) {
+			files = append(files, file)
+			cancel()
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("karma after cancel: %v, want ErrInterrupted", err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("%d runs after the interrupt, want 1", len(files))
+	}
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Errorf("the completed run's JSON: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
+		t.Error("a report was written for an interrupted reproduction")
 	}
 }
