@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/causeway/causeway/bench"
@@ -229,10 +230,9 @@ func (k *karmaRunner) sim(s spec) (*run, error) {
 // save writes r's result JSON under Dir/runs, named after its place in
 // the reproduction and what it ran, and notes the file in r.
 func (k *karmaRunner) save(r *run) error {
-	name := fmt.Sprintf("%02d-%s-%s-%dt", len(k.runs)+1, r.protocol, r.workload, r.threads)
-	if r.valueSize != 0 && r.valueSize != workload.DefaultValueSize {
-		name += fmt.Sprintf("-%dB", r.valueSize)
-	}
+	// A workload's variants show in its name ("ycsb-95-5@1KB").
+	wl := strings.NewReplacer("@", "-", "+", "-", "/", "-").Replace(r.workload)
+	name := fmt.Sprintf("%02d-%s-%s-%dt", len(k.runs)+1, r.protocol, wl, r.threads)
 	if r.delay > 0 {
 		name += "-delay" + r.delay.String()
 	}

@@ -186,7 +186,7 @@ Examples:
 				}
 				printVerdicts(w, []*bench.Result{res})
 			}
-			if sh.enabled {
+			if sh.enabled && !res.Interrupted {
 				if err := sh.shrink(w, spec, res); err != nil {
 					return &exitError{2, err}
 				}
@@ -227,7 +227,14 @@ func writeResultTables(w io.Writer, results []*bench.Result) error {
 	}
 	if withMetrics {
 		fmt.Fprintln(w)
-		return bench.WriteMetricsTable(w, results)
+		if err := bench.WriteMetricsTable(w, results); err != nil {
+			return err
+		}
+	}
+	for _, r := range results {
+		if r.Interrupted {
+			fmt.Fprintf(w, "\n%s: interrupted after %.1fs: these figures and the history cover the run until then.\n", r.Protocol, r.DurationS)
+		}
 	}
 	return nil
 }
