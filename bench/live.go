@@ -52,6 +52,9 @@ type LiveSpec struct {
 	// its threads): an operation that started at t is followed at
 	// t+1/ClientRate, or at once if that has passed. 0: a closed loop.
 	ClientRate float64
+	// OpenLoop, with ClientRate, fixes each session's schedule and counts
+	// latencies from when operations were due, as SimSpec.OpenLoop.
+	OpenLoop bool
 	// NoopOnly runs only the ceiling phase, for Duration: the result is the
 	// "noop" protocol's (causeway bench --protocol noop).
 	NoopOnly bool
@@ -226,7 +229,13 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				}
 				req := c.gen.Next()
 				start := time.Since(t0)
-				due = t0.Add(start + interval)
+				intended := start
+				if spec.OpenLoop && interval > 0 {
+					intended = min(due.Sub(t0), start)
+					due = due.Add(interval)
+				} else {
+					due = t0.Add(start + interval)
+				}
 				opCtx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
 				rep, err := c.conn.Do(opCtx, req)
 				cancel()
@@ -234,7 +243,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				if err != nil {
 					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrTimeout}
 				}
-				rec.Done(c.dc, req, rep, start, end)
+				rec.DoneIntended(c.dc, req, rep, intended, start, end)
 				mu.Lock()
 				if err := hw.Write(HistoryOp(c.name, c.dc, req, pre.note(req, rep), start, end)); err != nil && writeErr == nil {
 					writeErr = err

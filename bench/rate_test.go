@@ -48,10 +48,10 @@ func TestClientRate(t *testing.T) {
 	}
 }
 
-// TestLiveClientRateCapsOperations: on a live cluster, ClientRate (bench
-// --target divided over the sessions) keeps each session to its schedule,
-// so no run can complete more than one operation per session per
-// interval, plus the first.
+// TestLiveClientRateCapsOperations: on a live cluster, an open loop at
+// ClientRate (bench --target divided over the sessions) keeps each session
+// to its schedule, so no run can complete more than one operation per
+// session per interval, plus the first.
 func TestLiveClientRateCapsOperations(t *testing.T) {
 	w, err := workload.Lookup("ycsb-95-5")
 	if err != nil {
@@ -64,7 +64,7 @@ func TestLiveClientRateCapsOperations(t *testing.T) {
 	}
 	const clients, rate = 6, 4.0
 	d := time.Second
-	res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: 1, Duration: d, Clients: clients, Ceiling: -1, ClientRate: rate})
+	res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: 1, Duration: d, Clients: clients, Ceiling: -1, ClientRate: rate, OpenLoop: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +77,40 @@ func TestLiveClientRateCapsOperations(t *testing.T) {
 // --target, the rate over all its clients.
 func TestReplayCommandCarriesTheRate(t *testing.T) {
 	spec := smallSpec(t, "cops", "local3", 1, false)
-	spec.ClientRate = 20
+	spec.ClientRate, spec.OpenLoop = 20, true
 	cmd := ReplayCommand(spec, "f.yaml")
 	if want := fmt.Sprintf("--target %d", 20*spec.Clients); !strings.Contains(cmd, want) || strings.Contains(cmd, "not expressible") {
 		t.Errorf("replay of a %v ops/s run: %s; want %s", spec.ClientRate, cmd, want)
+	}
+}
+
+// TestOpenLoopShowsQueueing offers more than servers can serve: paced
+// sessions (ClientRate alone) slow down with the system and keep their
+// latency, while an open loop keeps its schedule, so its latencies, counted
+// from when operations were due, grow with the backlog. Below capacity
+// the two agree.
+func TestOpenLoopShowsQueueing(t *testing.T) {
+	run := func(rate float64, open bool) *Result {
+		t.Helper()
+		spec := smallSpec(t, "cops", "local3", 1, false)
+		spec.Duration, spec.ServiceTime = 2*time.Second, 2*time.Millisecond
+		spec.ClientRate, spec.OpenLoop = rate, open
+		res, err := RunSim(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Check.OK {
+			t.Fatalf("checker: %s", res.Check.FirstViolation())
+		}
+		return res
+	}
+	paced, open := run(1000, false), run(1000, true)
+	if p, o := paced.LatencyMs["get"].P99, open.LatencyMs["get"].P99; o < 10*p {
+		t.Errorf("overloaded: open-loop get p99 %.1f ms, paced %.1f ms; want the open loop's queueing to show", o, p)
+	}
+	paced, open = run(5, false), run(5, true)
+	if paced.Ops != open.Ops || paced.LatencyMs["get"].P99 != open.LatencyMs["get"].P99 {
+		t.Errorf("below capacity: open loop %d ops, p99 %.1f ms; paced %d ops, p99 %.1f ms; want the same",
+			open.Ops, open.LatencyMs["get"].P99, paced.Ops, paced.LatencyMs["get"].P99)
 	}
 }

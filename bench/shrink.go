@@ -247,7 +247,7 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	if spec.NoLoad {
 		args = append(args, "--no-load")
 	}
-	if spec.ClientRate > 0 {
+	if spec.ClientRate > 0 && spec.OpenLoop {
 		// --target is divided over the clients.
 		args = append(args, "--target", strconv.FormatFloat(spec.ClientRate*float64(spec.Clients), 'g', -1, 64))
 	}
@@ -258,6 +258,9 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	var cannot []string
 	if spec.Cost != nil {
 		cannot = append(cannot, "a cost model (add the run's --cost)")
+	}
+	if spec.ClientRate > 0 && !spec.OpenLoop {
+		cannot = append(cannot, fmt.Sprintf("paced client rate %g/s", spec.ClientRate))
 	}
 	if len(cannot) > 0 {
 		cmd += " # not expressible: " + strings.Join(cannot, ", ")

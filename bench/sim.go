@@ -57,6 +57,14 @@ type SimSpec struct {
 	// Sessions start spread over the first interval. 0: a closed loop that
 	// issues the next operation as soon as the last one completes.
 	ClientRate float64
+	// OpenLoop, with ClientRate, makes each session's schedule fixed:
+	// operation k is due at its start offset + k/ClientRate whatever
+	// happened before, a session behind schedule issues at once until it
+	// has caught up, and latencies count from when an operation was due
+	// (Recorder.DoneIntended). An overloaded system then shows growing
+	// latency at the offered rate instead of a lower rate (causeway sim
+	// and bench --target).
+	OpenLoop bool
 	// NoLoad skips the load phase: keys start absent instead of holding
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
@@ -105,6 +113,8 @@ func RunSim(spec SimSpec) (*Result, error) {
 		}
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
 		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
+		offset := interval * time.Duration(i) / time.Duration(spec.Clients)
+		due := offset // the open loop's schedule
 		var next func()
 		next = func() {
 			if stopped {
@@ -112,12 +122,18 @@ func RunSim(spec SimSpec) (*Result, error) {
 			}
 			req := gen.Next()
 			start := s.Now()
+			intended := start
+			if spec.OpenLoop && interval > 0 {
+				intended, due = min(due, start), due+interval
+			} else {
+				due = start + interval
+			}
 			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
-				rec.Done(dc, req, rep, start, now)
+				rec.DoneIntended(dc, req, rep, intended, start, now)
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}
-				if due := start + interval; now < due {
+				if now < due {
 					s.At(due, next)
 				} else {
 					next()
@@ -127,7 +143,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 				panic(err) // the driver keeps one operation per session
 			}
 		}
-		s.At(interval*time.Duration(i)/time.Duration(spec.Clients), next)
+		s.At(offset, next)
 	}
 	step := spec.Duration / progressSteps
 	if step <= 0 {

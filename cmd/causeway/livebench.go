@@ -39,8 +39,12 @@ protocol: the physical ceiling of this cluster on this machine. The result
 reports ceiling_ops_s and ceiling_fraction = throughput / ceiling.
 --protocol noop measures only the ceiling, for --duration.
 
---target caps the rate (YCSB's -target): each of the N clients issues at
-most target/N operations per second. --records, --distribution and
+--target offers a fixed rate (an open loop, as YCSB's -target with
+intended-time latencies): each of the N clients has operations due every
+N/target seconds, issues them on schedule (at once, to catch up, when its
+previous operation took longer) and its latencies count from when each
+operation was due, so an overloaded cluster shows growing latency at the
+offered rate rather than a lower rate. --records, --distribution and
 --value-size change the workload as they do for 'causeway sim'.
 
 Progress (a bar with the time left; with --status-interval, status lines
@@ -75,7 +79,7 @@ Examples:
 				clients = 4 * len(cfg.Topology.Datacenters)
 			}
 			spec := bench.LiveSpec{Cluster: cfg, Workload: w, Seed: seed, Duration: duration, Clients: clients,
-				OpTimeout: opTimeout, Ceiling: ceiling, ClientRate: wf.clientRate(clients)}
+				OpTimeout: opTimeout, Ceiling: ceiling, ClientRate: wf.clientRate(clients), OpenLoop: wf.target > 0}
 			switch proto {
 			case "", cfg.Protocol:
 			case bench.NoopProtocol:

@@ -71,7 +71,7 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
-		ClientRate: f.wl.clientRate(clients)}
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}
