@@ -4,7 +4,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION = v1.6.2
 
-.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docker-image docker-test
+.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docs docker-image docker-test
 
 ## test: vet + staticcheck + every test under the race detector, then the
 ## randomized simulation tests over all their seeds without it (the race
@@ -46,6 +46,13 @@ build:
 
 demo:
 	$(GO) run ./cmd/causeway demo
+
+## docs: regenerate what docs/ derives from the code: the CLI reference
+## (docs/cli), the protocol pages (docs/protocols) and the generated blocks
+## of the hand-written pages (package internal/docgen). A test fails while
+## docs/ is stale.
+docs:
+	$(GO) run ./cmd/causeway gen-docs docs
 
 ## proto: regenerate the committed wire code (needs protoc: apt-get install protobuf-compiler).
 proto:

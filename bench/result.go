@@ -1,5 +1,5 @@
 // Package bench drives a workload against a runtime, collects the metrics
-// of design.md ("Metrics, defined once"), records the history, runs the
+// defined in docs/formats/results.md, records the history, runs the
 // causal+ checker on it and produces the result JSON and a readable table.
 package bench
 
@@ -50,8 +50,9 @@ type CheckResult struct {
 	Quiescent *bool `json:"quiescent,omitempty"`
 }
 
-// Result is one run, as design.md's result JSON. Metrics that do not apply
-// are absent, never zero.
+// Result is one run: the result JSON, whose every field docs/formats/results.md
+// defines (a test fails when one is missing there). Metrics that do not
+// apply are absent, never zero.
 type Result struct {
 	Protocol       string             `json:"protocol"`
 	Guarantee      string             `json:"guarantee"`

@@ -10,7 +10,7 @@ import (
 	"github.com/causeway/causeway/workload"
 )
 
-// Visibility of a write (design.md, "Metrics, defined once"): the moment
+// Visibility of a write (docs/formats/results.md): the moment
 // it is readable at the last node of protocol.VisibleAt for its key (data
 // replicas by default; also metadata-only replicas for a protocol that has
 // them), measured from its acknowledgement (visibility_ms) and from its

@@ -107,7 +107,7 @@ func TestStaleReadMonotonic(t *testing.T) {
 }
 
 func TestStaleReadCrossKey(t *testing.T) {
-	// The example of design.md.
+	// The example of the original design notes.
 	res := expect(t, `{"session":"w","dc":"d","op":"put","key":"X","value":"w-1","start_ms":0,"end_ms":1}
 {"session":"w","dc":"d","op":"put","key":"Y","value":"w-2","start_ms":1,"end_ms":2}
 {"session":"r","dc":"d","op":"get","key":"Y","value":"w-2","start_ms":3,"end_ms":4}

@@ -3,25 +3,9 @@
 // skew, read from a YAML file or drawn at random from a seed. The simulator
 // (runtime/sim) carries them out.
 //
-// The file is a list of timed events, one kind per event:
-//
-//	# faults.yaml
-//	- {at: 10s, partition: [[us-west1, us-east], [europe]]}  # cut links between groups
-//	- {at: 10s, partition_oneway: {from: [brazil], to: [tokyo]}}
-//	- {at: 40s, heal: all}                                   # or: partitions
-//	- {at: 15s, crash: "zone:europe/back"}                   # unsynced storage is lost
-//	- {at: 25s, restart: "zone:europe/back"}
-//	- {at: 30s, delay: {target: "dc:europe", add_ms: 1200, for: 120s}}
-//	- {at: 0s,  loss: {target: "dc:*", probability: 0.01, for: 60s}}
-//	- {at: 0s,  clock_skew: {target: "node:tokyo/*", ms: 250}}
-//
-// Targets name nodes: "dc:NAME", "zone:DC/front", "zone:DC/back" or
-// "node:DC/NAME"; "*" may stand for a name ("dc:*", "node:tokyo/*").
-//
-// The groups of a partition (and of partition_oneway) are DC names, or
-// availability zones "DC/front" and "DC/back" (karma.txt §4.4: front ends
-// and back ends of a DC fail and are cut off independently); "*" is every
-// DC.
+// The file format — every action, target and field, with examples — is
+// documented in docs/formats/faults.md, the one place it is described; a
+// test parses that page's examples with Parse.
 //
 // A schedule marshals to JSON with the same fields and values
 // ([{"at": "1.5s", "crash": "dc:tokyo"}, …]; durations as Go duration
@@ -100,7 +84,8 @@ type Event struct {
 // Schedule is a list of events in time order.
 type Schedule []Event
 
-// String renders the event as one YAML flow line, as in design.md.
+// String renders the event as one YAML flow line, as the format's
+// examples are written.
 func (e Event) String() string {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

@@ -21,7 +21,7 @@ func preset(t *testing.T, name string) *topology.Topology {
 	return tp
 }
 
-// TestParseDesignExample parses the example schedule of design.md.
+// TestParseDesignExample parses an example schedule using every action.
 func TestParseDesignExample(t *testing.T) {
 	src := `
 - {at: 10s, partition: [[us-west1, us-east], [europe]]}

@@ -1,6 +1,7 @@
-// Package history records and reads client operation histories: the JSON
-// Lines format of design.md ("History"), one completed client operation per
-// line, which is the input of the causal+ checker (package check).
+// Package history records and reads client operation histories: JSON
+// Lines, one completed client operation per line, the input of the causal+
+// checker (package check). docs/formats/history.md describes the format
+// for users, with examples, and embeds this comment.
 //
 // A line looks like
 //

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -13,12 +12,15 @@ import (
 
 func checkCmd() *cobra.Command {
 	var maxViolations int
+	var output *string
 	cmd := &cobra.Command{
-		Use:   "check HISTORY.jsonl",
+		Use:   "check HISTORY.jsonl|-",
 		Short: "Check a history for causal+ consistency",
 		Long: `Check reads a history (JSON Lines, one completed client operation per line,
 as written by 'causeway sim --history') and decides whether it is causal+
-consistent.
+consistent. With "-" it reads the history from standard input. With
+-w json it prints the verdict as one JSON document (ok, operations,
+violations_total, counts per rule, the violations explained).
 
 Exit status: 0 when it is (with a one-line summary), 1 when it is not (each
 violation explained: the operations involved, in order, and the rule
@@ -26,12 +28,15 @@ broken), 2 when the file cannot be read, is malformed (with the line
 number and what is wrong) or holds no operation.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return &exitError{2, err}
+			if err := validateOutput("check", *output); err != nil {
+				return err
 			}
-			defer f.Close()
-			h, err := history.Parse(f)
+			in, err := openHistory(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			h, err := history.Parse(in)
 			if err != nil {
 				var fe *history.FormatError
 				if errors.As(err, &fe) {
@@ -44,6 +49,9 @@ number and what is wrong) or holds no operation.`,
 				return usageErrorf("check: %s: no operations: an empty history is not evidence of consistency", args[0])
 			}
 			res := check.Check(h, check.Options{MaxViolations: maxViolations})
+			if *output == outputJSON {
+				return writeCheckJSON(cmd.OutOrStdout(), args[0], res)
+			}
 			if res.OK {
 				fmt.Fprintln(cmd.OutOrStdout(), check.Summary(res))
 				return nil
@@ -53,5 +61,6 @@ number and what is wrong) or holds no operation.`,
 		},
 	}
 	cmd.Flags().IntVar(&maxViolations, "max-violations", 10, "how many violations to explain (all are counted)")
+	output = addOutputFlag(cmd)
 	return cmd
 }

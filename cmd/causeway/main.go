@@ -31,9 +31,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Use:   "causeway",
 		Short: "Causeway: a geo-replicated causal+ key-value store, its protocols, simulator and checker",
 		Long: `Causeway implements published causally consistent geo-replicated stores
-(Karma, K2, C3, ChainReaction) and their baselines as interchangeable
-protocols over one substrate, runs them in a deterministic simulator, and
-checks every run's history for causal+ consistency.
+(Karma today; K2, C3 and ChainReaction are planned) and their baselines as
+interchangeable protocols over one substrate, runs them in a deterministic
+simulator or as a live cluster, and checks every run's history for causal+
+consistency.
 
 Start with 'causeway demo'.`,
 		SilenceUsage:  true,
@@ -43,6 +44,7 @@ Start with 'causeway demo'.`,
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.AddCommand(genDocsCmd()) // hidden: make docs
 	if err := root.Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

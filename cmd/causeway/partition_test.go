@@ -207,6 +207,21 @@ func TestPartitionLiveCluster(t *testing.T) {
 			t.Fatalf("get y in a during the partition = %q: the put in c crossed the partition", got)
 		}
 		lc.expect(0, "c: cut", "cluster", "links", "--dir", lc.dir)
+		var links []linksRecord
+		if err := json.Unmarshal([]byte(lc.expect(0, "", "cluster", "links", "--dir", lc.dir, "-w", "json")), &links); err != nil || len(links) != 6 {
+			t.Fatalf("cluster links -w json: %v, %d nodes", err, len(links))
+		}
+		for _, l := range links {
+			cuts := 0
+			for _, r := range l.Links {
+				if r.CutOut && r.CutIn {
+					cuts++
+				}
+			}
+			if want := map[bool]int{true: 2, false: 1}[strings.HasPrefix(l.Node, "c/")]; cuts != want || l.Error != "" {
+				t.Errorf("%s during the partition: %+v; want %d links cut both ways", l.Node, l, want)
+			}
+		}
 		lc.expect(0, "NODE", "cluster", "heal", "--dir", lc.dir)
 		lc.eventually("c", "x", "x1", catchUp)
 		lc.eventually("a", "y", "y1", catchUp)

@@ -17,6 +17,11 @@
 // moved to another DC resumes at once and may not read its own writes there
 // (testdata/move_session shows the checker catching it).
 //
+// Messages (wire/fullreppb, as package fullrep lists them): GetRequest/
+// GetReply and PutRequest/PutReply between a session and its DC's shard,
+// Replicate/ReplicateAck between a shard and the same shard in every other
+// DC; no DepCheck, since nothing waits for dependencies.
+//
 // Deviations from Cassandra: no read repair, hinted handoff or anti-entropy
 // (the write's origin retries until acknowledged instead); one replica per
 // DC; read_txn and write_txn answer ErrUnsupported.
