@@ -247,6 +247,10 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	if spec.NoLoad {
 		args = append(args, "--no-load")
 	}
+	if spec.ClientRate > 0 && spec.OpenLoop {
+		// --target is divided over the clients.
+		args = append(args, "--target", strconv.FormatFloat(spec.ClientRate*float64(spec.Clients), 'g', -1, 64))
+	}
 	if len(spec.Faults) > 0 {
 		args = append(args, "--faults", faultsFile)
 	}
@@ -255,8 +259,8 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	if spec.Cost != nil {
 		cannot = append(cannot, "a cost model (add the run's --cost)")
 	}
-	if spec.ClientRate > 0 {
-		cannot = append(cannot, fmt.Sprintf("client rate %g/s", spec.ClientRate))
+	if spec.ClientRate > 0 && !spec.OpenLoop {
+		cannot = append(cannot, fmt.Sprintf("paced client rate %g/s", spec.ClientRate))
 	}
 	if len(cannot) > 0 {
 		cmd += " # not expressible: " + strings.Join(cannot, ", ")

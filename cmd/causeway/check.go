@@ -28,8 +28,8 @@ violations_total, counts per rule, the violations explained).
 
 Exit status: 0 when it is (with a one-line summary), 1 when it is not (each
 violation explained: the operations involved, in order, and the rule
-broken), 2 when the file cannot be read or is malformed (with the line
-number and what is wrong).
+broken), 2 when the file cannot be read, is malformed (with the line
+number and what is wrong) or holds no operation.
 
 --html FILE also writes the verdict as one self-contained HTML page (inline
 CSS and SVG, nothing fetched; open it in any browser). Each explained
@@ -58,6 +58,10 @@ numbers. The exit status is the same with or without --html.`,
 					return &exitError{2, fmt.Errorf("%s: %w", args[0], err)}
 				}
 				return &exitError{2, err}
+			}
+			if len(h.Ops) == 0 {
+				// A run cut short may leave an empty file; it proves nothing.
+				return usageErrorf("check: %s: no operations: an empty history is not evidence of consistency", args[0])
 			}
 			res := check.Check(h, check.Options{MaxViolations: maxViolations})
 			if htmlOut != "" {
