@@ -41,11 +41,13 @@ type LiveSpec struct {
 	// result says Interrupted. Interrupted during the ceiling phase, the
 	// run returns an error.
 	Context context.Context
-	// Ceiling is how long the same clients first send no-op Pings, answered
-	// by the servers' hosts without the protocol, to measure the ceiling of
-	// the transport in this run (karma.txt §5 validates its COPS this way).
-	// Zero means a quarter of Duration, at least 500 ms and at most 5 s;
-	// negative skips it.
+	// Ceiling is how long, in all, the same clients send no-op Pings,
+	// answered by the servers' hosts without the protocol, to measure the
+	// ceiling of the transport in this run (karma.txt §5 validates its
+	// COPS this way). The pings run in short slices interleaved with the
+	// workload's (ceiling.go), so the run lasts Duration + Ceiling and
+	// both figures see the same machine. Zero means a quarter of
+	// Duration, at least 500 ms and at most 5 s; negative skips it.
 	Ceiling time.Duration
 	// ClientRate, when positive, caps each session at that many operations
 	// per second, as SimSpec.ClientRate does (YCSB's -target divided over
@@ -188,16 +190,14 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		clients = append(clients, client{name: name, dc: dc, conn: s, gen: gen})
 	}
 	var ceiling float64
-	if d := spec.ceilingDuration(); d > 0 {
+	if spec.NoopOnly {
 		var perClient []*node.ClientConn
 		for _, c := range clients {
 			perClient = append(perClient, conns[c.dc])
 		}
-		if ceiling, err = measureCeiling(ctx, perClient, d, timeout); err != nil {
+		if ceiling, err = measureCeiling(ctx, perClient, spec.Duration, timeout); err != nil {
 			return nil, err
 		}
-	}
-	if spec.NoopOnly {
 		one := 1.0
 		return &Result{Protocol: NoopProtocol, Guarantee: "none", Topology: topo.Name,
 			Workload: NoopProtocol, Seed: spec.Seed, Runtime: "live", DurationS: round3(spec.Duration.Seconds()),
@@ -207,8 +207,12 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	if spec.Progress != nil {
 		rec.watch()
 	}
+	// The ceiling is measured in slices interleaved with the workload's
+	// (ceiling.go).
 	t0 := time.Now()
-	deadline := t0.Add(spec.Duration)
+	sched := newInterleave(t0, spec.Duration, spec.ceilingDuration())
+	deadline := sched.end()
+	var pings atomic.Int64
 	var wg sync.WaitGroup
 	var writeErr error
 	var interval time.Duration
@@ -224,6 +228,13 @@ func RunLive(spec LiveSpec) (*Result, error) {
 			// An operation started before an interrupt completes: its
 			// outcome belongs in the history.
 			for time.Now().Before(deadline) && ctx.Err() == nil {
+				if end, ok := sched.ceilingUntil(time.Now()); ok {
+					pingUntil(ctx, conns[c.dc], i, end, timeout, &pings)
+					if spec.OpenLoop {
+						due = due.Add(sched.ceil) // the schedule resumes where it paused
+					}
+					continue
+				}
 				if !due.Before(deadline) || !sleepUntil(ctx, due) {
 					break
 				}
@@ -266,7 +277,8 @@ loop:
 			break loop
 		case <-tick.C:
 			if spec.Progress != nil {
-				spec.Progress(rec.progress(min(time.Since(t0), spec.Duration), spec.Duration))
+				total := deadline.Sub(t0)
+				spec.Progress(rec.progress(min(time.Since(t0), total), total))
 			}
 		case <-ctxDone:
 			interrupted = time.Now().Before(deadline)
@@ -274,7 +286,14 @@ loop:
 		}
 	}
 	tick.Stop()
-	elapsed := time.Since(t0)
+	// Throughput is per second of workload slices, the ceiling per second
+	// of ceiling slices.
+	now := time.Now()
+	ceilingTime := sched.ceilingBefore(now)
+	elapsed := now.Sub(t0) - ceilingTime
+	if ceilingTime > 0 {
+		ceiling = float64(pings.Load()) / ceilingTime.Seconds()
+	}
 	for _, op := range pre.writes() {
 		if err := hw.Write(op); err != nil && writeErr == nil {
 			writeErr = err

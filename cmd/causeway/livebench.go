@@ -33,10 +33,13 @@ and --records): bench reads and writes the workload's keys, and records a
 read of a loaded value, or of a value an earlier run wrote, as the key's
 initial state (null).
 
-Before the workload, the same clients spend --ceiling sending no-op pings
-that the servers answer over the same transport without running the
-protocol: the physical ceiling of this cluster on this machine. The result
-reports ceiling_ops_s and ceiling_fraction = throughput / ceiling.
+The same clients also spend --ceiling sending no-op pings that the servers
+answer over the same transport without running the protocol: the physical
+ceiling of this cluster on this machine. The pings run in short slices
+interleaved with the workload's (one pair per half second), so that both
+are measured on the same machine even when its load drifts; the run lasts
+--duration plus --ceiling. The result reports ceiling_ops_s and
+ceiling_fraction = throughput / ceiling.
 --protocol noop measures only the ceiling, for --duration.
 
 --target offers a fixed rate (an open loop, as YCSB's -target with
@@ -143,7 +146,7 @@ Examples:
 	fl.IntVar(&clients, "clients", 0, "closed-loop client sessions (default 4 per DC)")
 	fl.DurationVar(&opTimeout, "op-timeout", 5*time.Second, "an operation that cannot complete within this returns an error")
 	fl.StringVar(&proto, "protocol", "", "the cluster's protocol (default), or \"noop\" to measure only the ceiling")
-	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling first (default: a quarter of --duration, 0.5s to 5s; negative skips it)")
+	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling, in slices interleaved with the workload (default: a quarter of --duration, 0.5s to 5s; negative skips it)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the workload generators")
 	wf.register(cmd)
 	pf.register(cmd)
