@@ -22,6 +22,15 @@ import (
 // during a C slice and running the workload during a W slice, and the
 // fraction compares operations per second of W time with round trips per
 // second of C time. Drift slower than a slice pair affects both alike.
+//
+// A client finishes the operation it has outstanding when a C slice
+// begins (a few milliseconds, or hundreds under load, against slices of
+// about a hundred), and the ping it has outstanding when the slice ends.
+// So the slices' nominal lengths are not what the clients spent: each
+// client adds up its own time pinging (from its first ping of a slice to
+// the end of its last) and the rest of its time, and the rates are
+// counts per client-second times the number of clients (sliceTimes). For
+// a closed loop that is the rate of the same clients doing only that.
 
 // ceilingSlices is the number of ceiling/workload slice pairs of a run
 // of duration d: one per half second, at least 1 and at most 40.
@@ -65,26 +74,40 @@ func (s interleave) ceilingUntil(t time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// ceilingBefore is the ceiling time of the schedule before t.
-func (s interleave) ceilingBefore(t time.Time) time.Duration {
-	if s.ceil <= 0 || !t.After(s.t0) {
-		return 0
-	}
-	pair := s.ceil + s.work
-	e := min(t.Sub(s.t0), time.Duration(s.slices)*pair)
-	k := e / pair
-	return k*s.ceil + min(e-k*pair, s.ceil)
+// sliceTimes adds up what the clients of an interleaved run did: round
+// trips and time spent pinging, and time spent on the workload (its
+// operations and any wait between them), in nanoseconds.
+type sliceTimes struct {
+	pings, pingTime, work atomic.Int64
 }
 
-// pingUntil has a client ping a node of its DC in a closed loop until end
-// (or ctx ends), counting the round trips completed in done.
-func pingUntil(ctx context.Context, cc *node.ClientConn, id int, end time.Time, timeout time.Duration, done *atomic.Int64) {
+// ping has a client that has run the workload since mark ping a node of
+// its DC in a closed loop until end (or ctx ends), and returns when it
+// stopped: the client's new mark.
+func (s *sliceTimes) ping(ctx context.Context, cc *node.ClientConn, id int, mark, end time.Time, timeout time.Duration) time.Time {
+	start := time.Now()
+	s.work.Add(int64(start.Sub(mark)))
 	for time.Now().Before(end) && ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		err := cc.Ping(pctx, id)
 		cancel()
 		if err == nil {
-			done.Add(1)
+			s.pings.Add(1)
 		}
 	}
+	stop := time.Now()
+	s.pingTime.Add(int64(stop.Sub(start)))
+	return stop
+}
+
+// rates returns, for n clients, the workload's length per client (the
+// duration throughput is computed over) and the ceiling in round trips
+// per second (0 if no client pinged).
+func (s *sliceTimes) rates(n int) (time.Duration, float64) {
+	work := time.Duration(s.work.Load() / int64(n))
+	var ceiling float64
+	if pt := time.Duration(s.pingTime.Load()); pt > 0 {
+		ceiling = float64(s.pings.Load()) * float64(n) / pt.Seconds()
+	}
+	return work, ceiling
 }

@@ -212,7 +212,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 	t0 := time.Now()
 	sched := newInterleave(t0, spec.Duration, spec.ceilingDuration())
 	deadline := sched.end()
-	var pings atomic.Int64
+	var times sliceTimes
 	var wg sync.WaitGroup
 	var writeErr error
 	var interval time.Duration
@@ -223,13 +223,15 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			mark := time.Now() // since when this client has run the workload
+			defer func() { times.work.Add(int64(time.Since(mark))) }()
 			// Sessions with a rate start spread over the first interval.
 			due := t0.Add(interval * time.Duration(i) / time.Duration(len(clients)))
 			// An operation started before an interrupt completes: its
 			// outcome belongs in the history.
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				if end, ok := sched.ceilingUntil(time.Now()); ok {
-					pingUntil(ctx, conns[c.dc], i, end, timeout, &pings)
+					mark = times.ping(ctx, conns[c.dc], i, mark, end, timeout)
 					if spec.OpenLoop {
 						due = due.Add(sched.ceil) // the schedule resumes where it paused
 					}
@@ -286,13 +288,12 @@ loop:
 		}
 	}
 	tick.Stop()
-	// Throughput is per second of workload slices, the ceiling per second
-	// of ceiling slices.
-	now := time.Now()
-	ceilingTime := sched.ceilingBefore(now)
-	elapsed := now.Sub(t0) - ceilingTime
-	if ceilingTime > 0 {
-		ceiling = float64(pings.Load()) / ceilingTime.Seconds()
+	// Throughput is per second of workload, the ceiling per second of
+	// pinging, each from the time the clients actually spent on it
+	// (ceiling.go).
+	elapsed := time.Since(t0)
+	if sched.ceil > 0 {
+		elapsed, ceiling = times.rates(len(clients))
 	}
 	for _, op := range pre.writes() {
 		if err := hw.Write(op); err != nil && writeErr == nil {
