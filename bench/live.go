@@ -38,7 +38,7 @@ type LiveSpec struct {
 	// Context, when set, interrupts the run when it is done (Ctrl-C):
 	// clients issue no new operation, those outstanding complete (within
 	// OpTimeout), and the run is recorded and checked up to there; the
-	// result says Interrupted. Interrupted during the ceiling phase, the
+	// result says Interrupted. Interrupted during a NoopOnly run, the
 	// run returns an error.
 	Context context.Context
 	// Ceiling is how long, in all, the same clients send no-op Pings,
@@ -103,7 +103,7 @@ func measureCeiling(ctx context.Context, conns []*node.ClientConn, d, timeout ti
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return 0, fmt.Errorf("bench: interrupted while measuring the ceiling, before the workload started")
+		return 0, fmt.Errorf("bench: interrupted while measuring the ceiling (--protocol noop)")
 	}
 	if done.Load() == 0 {
 		return 0, fmt.Errorf("bench: no node answered a ping (%d timed out): is the cluster up?", failed.Load())
