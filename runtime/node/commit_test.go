@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,7 +77,9 @@ func TestGroupCommitAcknowledgesOnlyDurableWrites(t *testing.T) {
 			sent <- s
 		},
 	}
+	var syncs atomic.Int32
 	m.gc = newGroupCommit(func() error {
+		syncs.Add(1)
 		syncStarted <- struct{}{}
 		<-syncGo
 		return mem.Apply(nil, true)
@@ -134,5 +137,8 @@ func TestGroupCommitAcknowledgesOnlyDurableWrites(t *testing.T) {
 	}
 	if n := mem.Unsynced(); n != 0 {
 		t.Errorf("%d batches unsynced after every acknowledgement", n)
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("%d syncs for three puts, want 2 (k2 and k3 share one)", n)
 	}
 }
