@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -191,6 +192,9 @@ func RunLive(spec LiveSpec) (*Result, error) {
 					writeErr = err
 				}
 				mu.Unlock()
+				if errors.Is(err, node.ErrUnavailable) || errors.Is(err, node.ErrNotSent) {
+					return // the session ended (its node unreachable): this client stops
+				}
 			}
 		}()
 	}

@@ -2,7 +2,10 @@ package transport
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"google.golang.org/grpc/status"
 )
 
 // failFastConnectTimeout bounds a FailFast link's connection attempt, so
@@ -18,7 +21,20 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
-	return fmt.Sprintf("%v: %s: %v", ErrUnreachable, e.addr, e.err)
+	return fmt.Sprintf("%v: %s: %s", ErrUnreachable, e.addr, briefCause(e.err))
+}
+
+// briefCause is the end of a gRPC connection error, the part a person
+// acts on ("connection refused", "i/o timeout"), rather than its layers of
+// status codes and descriptions.
+func briefCause(err error) string {
+	msg := status.Convert(err).Message()
+	if i := strings.LastIndex(msg, "connect: "); i >= 0 {
+		msg = msg[i+len("connect: "):]
+	} else if i := strings.LastIndex(msg, "desc = "); i >= 0 {
+		msg = msg[i+len("desc = "):]
+	}
+	return strings.Trim(msg, `"`)
 }
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
