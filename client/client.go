@@ -112,7 +112,7 @@ var (
 	ErrUnavailable = node.ErrUnavailable
 	// ErrInvalidKey means a key is not valid UTF-8 (keys travel as
 	// protobuf strings); nothing was sent.
-	ErrInvalidKey = errors.New("invalid key: not valid UTF-8")
+	ErrInvalidKey = errors.New("key is not valid UTF-8")
 	// ErrUnsupported means the protocol does not implement the operation.
 	ErrUnsupported = errors.New("operation not supported")
 	// ErrClosed is returned by operations on a closed Session.
@@ -328,7 +328,7 @@ func unknownOutcome(op protocol.Op) string {
 func CheckKeys(req protocol.Request) error {
 	check := func(k string) error {
 		if !utf8.ValidString(k) {
-			return fmt.Errorf("%w: key %q", ErrInvalidKey, k)
+			return fmt.Errorf("%w: %q", ErrInvalidKey, k)
 		}
 		return nil
 	}

@@ -91,6 +91,9 @@ func (f *kvFlags) run(cmd *cobra.Command, op func(ctx context.Context, s *client
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
 	defer cancel()
 	if err := op(ctx, s); err != nil {
+		if errors.Is(err, client.ErrInvalidKey) {
+			return &exitError{2, err} // bad input, refused before sending
+		}
 		return &exitError{1, err}
 	}
 	token, err := s.Token(ctx)
