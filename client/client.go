@@ -29,7 +29,7 @@
 // token names (the user's own writes, and what they read): operations
 // wait, and time out if it does not catch up in time (a partition). A
 // token is valid for any datacenter of the same cluster, any number of
-// times; the old session may go on being used, but operations made on it
+// times (another cluster refuses it with ErrBadToken); the old session may go on being used, but operations made on it
 // after the token was taken are not part of the token. Protocols that
 // cannot move sessions answer ErrUnsupported; a damaged token, or one made
 // by a store running another protocol, ErrBadToken.
@@ -121,7 +121,8 @@ var (
 	// not tell it from a key that was never written.
 	ErrEmptyValue = errors.New("empty value (reads cannot tell it from a missing key)")
 	// ErrBadToken means a session token could not be used: it is damaged,
-	// or was made by a store running another protocol. It is
+	// was taken on another cluster, or was made by a store running
+	// another protocol. It is
 	// protocol.ErrBadToken.
 	ErrBadToken = protocol.ErrBadToken
 )
@@ -133,7 +134,10 @@ type Session struct {
 	conn     Conn
 	protocol string
 	dc       string
-	closed   atomic.Bool
+	// cluster is the cluster's ID, carried in the session's tokens
+	// (clustertoken.go); empty for none.
+	cluster string
+	closed  atomic.Bool
 	// release, if set, is called by Close after conn.Close (the Cluster
 	// of a session made by Resume).
 	release func() error
@@ -250,7 +254,7 @@ func (s *Session) Token(ctx context.Context) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	return EncodeToken(b), nil
+	return EncodeToken(wrapClusterToken(s.cluster, b)), nil
 }
 
 // EncodeToken turns a protocol's token bytes (protocol.Mover) into the
