@@ -48,6 +48,7 @@ dependency checks) to pass.`,
 					return &exitError{2, err}
 				}
 				if len(results) == 0 {
+					warnLateFaults(cmd.ErrOrStderr(), "demo", spec)
 					fmt.Fprintf(w, "Causeway demo: %d client sessions on %s (%d DCs), workload %s, %v of virtual time, wide-area jitter ±%v, seed %d\n\n",
 						spec.Clients, spec.Topology.Name, len(spec.Topology.Datacenters), spec.Workload.Name, spec.Duration, f.jitter, spec.Seed)
 				}

@@ -154,6 +154,7 @@ Examples:
 			if err != nil {
 				return &exitError{2, err}
 			}
+			warnLateFaults(cmd.ErrOrStderr(), "sim", spec)
 			if historyPath != "" {
 				hf, err := os.Create(historyPath)
 				if err != nil {

@@ -126,7 +126,40 @@ func checkFlags(cmd *cobra.Command) error {
 			bad = usageErrorf("%s: --%s %q: %v", name, f.Name, f.Value, err)
 		}
 	})
-	return bad
+	if bad != nil {
+		return bad
+	}
+	return checkPairing(cmd)
+}
+
+// checkPairing checks that every protocol a command would run (--protocol
+// or --protocols) can run on its --topology (Protocol.Validate: Karma's
+// family needs every DC in a ring), when the command has both flags and
+// either was given: a demo must not find out after its first run.
+func checkPairing(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	tf := fl.Lookup("topology")
+	pf := fl.Lookup("protocols")
+	if pf == nil {
+		pf = fl.Lookup("protocol")
+	}
+	if tf == nil || pf == nil || !(tf.Changed || pf.Changed) || tf.Value.String() == "" {
+		return nil
+	}
+	topo, err := topology.Lookup(tf.Value.String())
+	if err != nil {
+		return nil // checkName reports it when given; a default always loads
+	}
+	for _, name := range strings.Split(pf.Value.String(), ",") {
+		p, err := protocol.Lookup(strings.TrimSpace(name))
+		if err != nil {
+			continue // the noop ceiling, or a default left empty
+		}
+		if err := p.Validate(topo); err != nil {
+			return usageErrorf("%s: protocol %s cannot run on topology %s: %v", commandName(cmd), p.Name(), topo.Name, err)
+		}
+	}
+	return nil
 }
 
 // numericTypes are the pflag value types checkNumber knows, each with
