@@ -228,7 +228,7 @@ func TestPartitionLiveCluster(t *testing.T) {
 		history := filepath.Join(t.TempDir(), "h.jsonl")
 		var benchOut, benchErr bytes.Buffer
 		bench := exec.CommandContext(ctx, bin, "bench", "--cluster", lc.dir, "--duration", "2s", "--clients", "6",
-			"--ceiling", "-1s", "--op-timeout", "2s", "--json", "--history", history)
+			"--ceiling", "0s", "--op-timeout", "2s", "--json", "--history", history)
 		bench.Stdout, bench.Stderr = &benchOut, &benchErr
 		before := lc.droppedOut()
 		if err := bench.Start(); err != nil {
