@@ -189,6 +189,9 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 			if err := m.apply(m.sm.Tick(m.clock.now(), e.token)); err != nil {
 				return err
 			}
+			if err := m.failOpIfLost(); err != nil { // a retransmission refused
+				return err
+			}
 		}
 		batch = m.box.take(batch[:0])
 		for i, in := range batch {
