@@ -47,6 +47,12 @@ type LiveSpec struct {
 	NoopOnly bool
 }
 
+// unavailablePause is how long a live benchmark client waits after its
+// session ended unavailable (node.ErrUnavailable) before it starts a new
+// one: the node is down, and asking again at once would only fill the
+// history with failures.
+const unavailablePause = 200 * time.Millisecond
+
 // NoopProtocol is the name under which a ceiling-only live run reports.
 const NoopProtocol = "noop"
 
@@ -176,6 +182,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			base, restarts := c.name, 0
 			for time.Now().Before(deadline) {
 				req := c.gen.Next()
 				start := time.Since(t0)
@@ -183,7 +190,11 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				rep, err := c.conn.Do(ctx, req)
 				cancel()
 				end := time.Since(t0)
-				if err != nil {
+				ended := errors.Is(err, node.ErrUnavailable) || errors.Is(err, node.ErrNotSent)
+				switch {
+				case errors.Is(err, node.ErrUnavailable):
+					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrUnavailable}
+				case err != nil:
 					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrTimeout}
 				}
 				rec.Done(c.dc, req, rep, start, end)
@@ -192,8 +203,19 @@ func RunLive(spec LiveSpec) (*Result, error) {
 					writeErr = err
 				}
 				mu.Unlock()
-				if errors.Is(err, node.ErrUnavailable) || errors.Is(err, node.ErrNotSent) {
-					return // the session ended (its node unreachable): this client stops
+				if ended {
+					// The session ended (its node unreachable). Back off as
+					// a real client would, then carry on in a new session:
+					// a new history session too, since it does not share
+					// the old one's causal past.
+					time.Sleep(min(unavailablePause, max(time.Until(deadline), 0)))
+					s, err := conns[c.dc].NewSession()
+					if err != nil {
+						return
+					}
+					_ = c.conn.Close()
+					restarts++
+					c.conn, c.name = s, fmt.Sprintf("%s.%d", base, restarts)
 				}
 			}
 		}()
