@@ -49,14 +49,14 @@ func (c *ClientConn) sendTracked(m *machine, msg protocol.Message) {
 	}
 	gen := m.track.gen
 	err := c.tr.SendTracked(addr, string(msg.From), string(msg.To), msg.Body, func(err error) {
-		m.box.push(input{kind: inUnsent, gen: gen, err: err})
+		m.box.push(input{kind: inUnsent, gen: gen, err: fmt.Errorf("node %s: %w", msg.To, err)})
 	})
 	switch {
 	case err == nil:
 	case errors.Is(err, transport.ErrUnreachable):
 		if outstanding {
 			m.track.unsent++
-			m.track.why = err
+			m.track.why = fmt.Errorf("node %s: %w", msg.To, err)
 		}
 	case errors.Is(err, transport.ErrQueueFull) || errors.Is(err, transport.ErrClosed):
 		c.log.Debug("message not sent", "from", msg.From, "to", msg.To, "addr", addr, "type", typeName(msg.Body), "err", err)
