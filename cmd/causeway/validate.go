@@ -238,13 +238,20 @@ func signOf(typ, v string) (int, error) {
 }
 
 // nameCheckers check, by flag name in every command, values that name
-// something: they must exist before any work starts.
+// something: they must exist before any work starts (and -w/--write-out
+// is one of its formats).
 var nameCheckers = map[string]func(string) error{
 	"protocol":  checkProtocol,
 	"protocols": checkProtocols,
 	"topology":  func(v string) error { _, err := topology.Lookup(v); return err },
 	"workload":  func(v string) error { _, err := workload.Lookup(v); return err },
 	"cost":      func(v string) error { _, err := sim.LoadCostModel(v); return err },
+	"write-out": func(v string) error {
+		if v != outputTable && v != outputJSON {
+			return errors.New("must be table or json")
+		}
+		return nil
+	},
 }
 
 // checkName checks the value of a flag that names a protocol, topology,
