@@ -16,6 +16,7 @@ func benchCmd() *cobra.Command {
 	var proto string
 	var clients int
 	var seed uint64
+	var output *string
 	var jsonOut bool
 	var wf workloadFlags
 	var pf progressFlags
@@ -117,7 +118,7 @@ Examples:
 				}
 			}
 			o := cmd.OutOrStdout()
-			if jsonOut {
+			if jsonOut || *output == outputJSON {
 				if err := res.WriteJSON(o); err != nil {
 					return err
 				}
@@ -152,6 +153,7 @@ Examples:
 	pf.register(cmd)
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file")
-	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
+	output = addOutputFlag(cmd)
 	return cmd
 }

@@ -106,6 +106,7 @@ func defaultSimFlags() simFlags {
 func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
+	var output *string
 	var jsonOut, perDC bool
 	var sh shrinkFlags
 	var pf progressFlags
@@ -180,7 +181,7 @@ Examples:
 				}
 			}
 			w := cmd.OutOrStdout()
-			if jsonOut {
+			if jsonOut || *output == outputJSON {
 				if err := res.WriteJSON(w); err != nil {
 					return err
 				}
@@ -214,7 +215,8 @@ Examples:
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
-	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
+	output = addOutputFlag(cmd)
 	f.register(cmd)
 	sh.register(cmd)
 	pf.register(cmd)
