@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -61,6 +62,12 @@ type LiveSpec struct {
 	// "noop" protocol's (causeway bench --protocol noop).
 	NoopOnly bool
 }
+
+// unavailablePause is how long a live benchmark client waits after its
+// session ended unavailable (node.ErrUnavailable) before it starts a new
+// one: the node is down, and asking again at once would only fill the
+// history with failures.
+const unavailablePause = 200 * time.Millisecond
 
 // NoopProtocol is the name under which a ceiling-only live run reports.
 const NoopProtocol = "noop"
@@ -227,6 +234,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 			defer func() { times.work.Add(int64(time.Since(mark))) }()
 			// Sessions with a rate start spread over the first interval.
 			due := t0.Add(interval * time.Duration(i) / time.Duration(len(clients)))
+			base, restarts := c.name, 0
 			// An operation started before an interrupt completes: its
 			// outcome belongs in the history.
 			for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -253,7 +261,11 @@ func RunLive(spec LiveSpec) (*Result, error) {
 				rep, err := c.conn.Do(opCtx, req)
 				cancel()
 				end := time.Since(t0)
-				if err != nil {
+				ended := errors.Is(err, node.ErrUnavailable) || errors.Is(err, node.ErrNotSent)
+				switch {
+				case errors.Is(err, node.ErrUnavailable):
+					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrUnavailable}
+				case err != nil:
 					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrTimeout}
 				}
 				rec.DoneIntended(c.dc, req, rep, intended, start, end)
@@ -262,6 +274,22 @@ func RunLive(spec LiveSpec) (*Result, error) {
 					writeErr = err
 				}
 				mu.Unlock()
+				if ended {
+					// The session ended (its node unreachable). Back off as
+					// a real client would, then carry on in a new session:
+					// a new history session too, since it does not share
+					// the old one's causal past.
+					if !sleepUntil(ctx, time.Now().Add(min(unavailablePause, max(time.Until(deadline), 0)))) {
+						return
+					}
+					s, err := conns[c.dc].NewSession()
+					if err != nil {
+						return
+					}
+					_ = c.conn.Close()
+					restarts++
+					c.conn, c.name = s, fmt.Sprintf("%s.%d", base, restarts)
+				}
 			}
 		}()
 	}

@@ -234,7 +234,13 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 		"--workload", name, "--records", fmt.Sprint(w.RecordCount), "--value-size", fmt.Sprint(w.ValueSize),
 		"--distribution", w.Distribution,
 		"--seed", fmt.Sprint(spec.Seed), "--duration", durFlag(spec.Duration), "--clients", fmt.Sprint(spec.Clients),
-		"--jitter", durFlag(spec.Jitter), "--service-time", durFlag(spec.ServiceTime), "--op-timeout", durFlag(spec.OpTimeout)}
+		"--service-time", durFlag(spec.ServiceTime), "--op-timeout", durFlag(spec.OpTimeout)}
+	switch {
+	case spec.Jitter > 0:
+		args = append(args, "--jitter", durFlag(spec.Jitter))
+	case spec.Jitter < 0:
+		args = append(args, "--jitter", "0") // none; the flag left out is the topology's
+	}
 	if w.ZipfConstant != 0 {
 		args = append(args, "--zipf", strconv.FormatFloat(w.ZipfConstant, 'g', -1, 64))
 	}

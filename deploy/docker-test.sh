@@ -181,7 +181,7 @@ step "4/9 workload: causeway bench for $bench_duration in its own container (${B
 # reachable as "bench", the host name its sessions give the nodes.
 docker run -d --name "$bench_name" --hostname bench --network "$network" --network-alias bench \
 	--cpus "${BENCH_CPUS:-0.5}" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" "$CAUSEWAY_IMAGE" \
-	bench --cluster "$cfg" --duration "$bench_duration" --clients 3 --ceiling=-1s \
+	bench --cluster "$cfg" --duration "$bench_duration" --clients 3 --ceiling=0s \
 	--history /tmp/history.jsonl --json >/dev/null
 bench_start=$SECONDS
 puts must "a:k-$run-a1" "b:k-$run-b1" "c:k-$run-c1"

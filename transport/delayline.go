@@ -4,8 +4,6 @@ import (
 	"container/heap"
 	"sync"
 	"time"
-
-	"github.com/causeway/causeway/wire/transportpb"
 )
 
 // The delay line: WAN emulation without one timer per frame.
@@ -33,7 +31,7 @@ type lineEntry struct {
 	due   time.Time
 	seq   uint64 // arrival order, for equal due times
 	link  *link
-	frame *transportpb.Frame
+	frame outFrame
 }
 
 type lineHeap []lineEntry
@@ -79,9 +77,9 @@ func newDelayLine() *delayLine { return &delayLine{w: newWaiter()} }
 // link is in the line, else in the line until now+d (raised to the due
 // time of the link's previous delayed frame). The caller has reserved
 // room for f in l's queue.
-func (dl *delayLine) send(l *link, f *transportpb.Frame, d time.Duration) {
+func (dl *delayLine) send(l *link, f outFrame, d time.Duration) {
 	if d <= 0 && l.inLine.Load() == 0 {
-		l.queue <- outFrame{frame: f}
+		l.queue <- f
 		return
 	}
 	var due time.Time
@@ -117,7 +115,7 @@ func (dl *delayLine) run(stop <-chan struct{}) {
 		now := time.Now()
 		for len(dl.entries) > 0 && !dl.entries[0].due.After(now) {
 			e := heap.Pop(&dl.entries).(lineEntry)
-			e.link.queue <- outFrame{frame: e.frame} // room was reserved at Send
+			e.link.queue <- e.frame // room was reserved at Send
 			e.link.inLine.Add(-1)
 		}
 		wait := time.Duration(-1)

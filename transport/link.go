@@ -16,6 +16,9 @@ import (
 // delayed frame reaches the queue from the delay line once it is due).
 type outFrame struct {
 	frame *transportpb.Frame
+	// unsent, if set, is told when a FailFast link drops the frame
+	// unwritten (SendTracked).
+	unsent func(error)
 }
 
 // link is the outgoing side of the transport towards one address: a queue
@@ -39,6 +42,9 @@ type link struct {
 	// since when the link has had no stream (owned by run).
 	down      bool
 	downSince time.Time
+	// unreachableErr is set (FailFast only) while the link has failed to
+	// open a stream since it last had one; Send refuses frames then.
+	unreachableErr atomic.Pointer[error]
 }
 
 // backoffConfig is gRPC's connection backoff, aligned with the links' own.
@@ -67,7 +73,7 @@ func (t *Transport) newLink(addr string) (*link, error) {
 
 // enqueue queues f to be written after delay d (through the delay line
 // when d > 0), or returns ErrQueueFull.
-func (l *link) enqueue(f *transportpb.Frame, d time.Duration) error {
+func (l *link) enqueue(f outFrame, d time.Duration) error {
 	for {
 		n := l.queued.Load()
 		if n >= l.limit {
@@ -98,6 +104,9 @@ func (l *link) run() {
 		}
 		if up >= stableAfter {
 			wait = minBackoff
+		}
+		if up == 0 {
+			l.failedToOpen(err, &pending)
 		}
 		if t.onLinkDown != nil {
 			t.onLinkDown(l.addr, err)
@@ -175,6 +184,7 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 		return 0, err
 	}
 	start := time.Now()
+	l.unreachableErr.Store(nil)
 	if l.down {
 		t.log.Info("transport: link up", "addr", l.addr, "queued", l.queued.Load())
 		l.down = false

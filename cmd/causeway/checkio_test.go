@@ -37,7 +37,7 @@ func TestCheckStdinAndJSON(t *testing.T) {
 		rep.Counts["stale-read"] != 1 || len(rep.Violations) != 1 || rep.Violations[0].Rule != "stale-read" {
 		t.Errorf("check -w json of a stale read: exit %d, %+v (%v), stdout %q, stderr %q", code, rep, err, out, errOut)
 	}
-	if code, _, errOut := causeway(t, "check", "-w", "xml", writeFile(t, "h.jsonl", consistent)); code != 2 || !strings.Contains(errOut, "check: -w") {
+	if code, _, errOut := causeway(t, "check", "-w", "xml", writeFile(t, "h.jsonl", consistent)); code != 2 || !strings.Contains(errOut, "check: --write-out") {
 		t.Errorf("check -w xml: exit %d, stderr %q; want 2 naming check", code, errOut)
 	}
 }

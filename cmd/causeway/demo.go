@@ -77,6 +77,7 @@ the checker (eventual may fail it: it claims less); 1 when one did not;
 				specs[i] = spec
 			}
 			first := specs[0]
+			warnLateFaults(cmd.ErrOrStderr(), "demo", first)
 			rep := demoReport{Topology: first.Topology.Name, DCs: len(first.Topology.Datacenters), Workload: first.Workload.Name,
 				DurationS: first.Duration.Seconds(), Clients: first.Clients, JitterMs: float64(f.jitter) / float64(time.Millisecond), Seed: first.Seed}
 			w := cmd.OutOrStdout()

@@ -130,7 +130,10 @@ func (f *kvFlags) run(cmd *cobra.Command, op func(ctx context.Context, s *client
 	defer cancel()
 	res, err := op(ctx, s)
 	if err != nil {
-		return failuref("%s: %v", name, err)
+		if errors.Is(err, client.ErrInvalidKey) {
+			return usageErrorf("%s: %v", name, err) // bad input, refused before sending
+		}
+		return &exitError{1, err} // the client's error names the operation: `get "k": unavailable`
 	}
 	token := ""
 	if f.printToken {

@@ -155,7 +155,7 @@ func TestKVBadInput(t *testing.T) {
 		{"", []string{"put", "k", protocol.TombstonePrefix + "x"}, "reserved for deletes"},
 		{"", []string{"txn", "put", "k=" + protocol.TombstonePrefix}, "txn put: key \"k\": value starts with the tombstone prefix"},
 		{"", []string{"txn", "put", "k="}, "txn put: key \"k\": empty value"},
-		{"", []string{"get", "-w", "yaml", "k"}, "get: -w \"yaml\": must be table or json"},
+		{"", []string{"get", "-w", "yaml", "k"}, "get: --write-out \"yaml\": must be table or json"},
 		{"", []string{"del"}, "del: want KEY (got 0 arguments)"},
 		{"", []string{"del", "--dc", "zz", "k"}, "del: unknown datacenter \"zz\""},
 	} {
@@ -234,10 +234,10 @@ func TestWhereTopology(t *testing.T) {
 		want string
 	}{
 		{[]string{"where", "--topology", "local3", "k"}, "where: --topology and --protocol go together"},
-		{[]string{"where", "--topology", "local3", "--protocol", "bar", "k"}, `where: unknown protocol "bar"`},
+		{[]string{"where", "--topology", "local3", "--protocol", "bar", "k"}, `where: --protocol "bar": unknown protocol "bar"`},
 		{[]string{"where", "--cluster", "x", "--topology", "local3", "--protocol", "cops", "k"}, "not both"},
 		{[]string{"where", "k"}, "where: give --cluster DIR"},
-		{[]string{"where", "--topology", "local3", "--protocol", "cops", "-w", "xml", "k"}, `where: -w "xml"`},
+		{[]string{"where", "--topology", "local3", "--protocol", "cops", "-w", "xml", "k"}, `where: --write-out "xml"`},
 	} {
 		if code, _, errOut := causeway(t, tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("causeway %q: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)

@@ -35,7 +35,7 @@ func TestListingsJSON(t *testing.T) {
 		if !found {
 			t.Errorf("%s -w json does not list %s:\n%s", cmd, want, out)
 		}
-		if code, _, errOut := causeway(t, cmd, "-w", "csv"); code != 2 || !strings.Contains(errOut, cmd+": -w") {
+		if code, _, errOut := causeway(t, cmd, "-w", "csv"); code != 2 || !strings.Contains(errOut, cmd+": --write-out") {
 			t.Errorf("%s -w csv: exit %d, stderr %q; want 2 naming the command", cmd, code, errOut)
 		}
 	}

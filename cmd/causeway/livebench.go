@@ -16,6 +16,7 @@ func benchCmd() *cobra.Command {
 	var proto string
 	var clients int
 	var seed uint64
+	var output *string
 	var jsonOut bool
 	var wf workloadFlags
 	var pf progressFlags
@@ -81,6 +82,9 @@ Examples:
 			if clients <= 0 {
 				clients = 4 * len(cfg.Topology.Datacenters)
 			}
+			if ceiling == 0 && cmd.Flags().Changed("ceiling") {
+				ceiling = -1 // --ceiling 0: skip it (LiveSpec's 0 is the default)
+			}
 			spec := bench.LiveSpec{Cluster: cfg, Workload: w, Seed: seed, Duration: duration, Clients: clients,
 				OpTimeout: opTimeout, Ceiling: ceiling, ClientRate: wf.clientRate(clients), OpenLoop: wf.target > 0}
 			switch proto {
@@ -117,7 +121,7 @@ Examples:
 				}
 			}
 			o := cmd.OutOrStdout()
-			if jsonOut {
+			if jsonOut || *output == outputJSON {
 				if err := res.WriteJSON(o); err != nil {
 					return err
 				}
@@ -146,12 +150,13 @@ Examples:
 	fl.IntVar(&clients, "clients", 0, "closed-loop client sessions (default 4 per DC)")
 	fl.DurationVar(&opTimeout, "op-timeout", 5*time.Second, "an operation that cannot complete within this returns an error")
 	fl.StringVar(&proto, "protocol", "", "the cluster's protocol (default), or \"noop\" to measure only the ceiling")
-	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling, in slices interleaved with the workload (default: a quarter of --duration, 0.5s to 5s; negative skips it)")
+	fl.DurationVar(&ceiling, "ceiling", 0, "how long to measure the no-op ceiling, in slices interleaved with the workload (default: a quarter of --duration, 0.5s to 5s; 0 skips it)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the workload generators")
 	wf.register(cmd)
 	pf.register(cmd)
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file")
-	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
+	output = addOutputFlag(cmd)
 	return cmd
 }

@@ -185,7 +185,7 @@ func TestBenchInterruptLeavesACheckableHistory(t *testing.T) {
 	cdir := nodetest.StartLocal(t, "local3", "cops")
 	out := t.TempDir()
 	h, r := filepath.Join(out, "h.jsonl"), filepath.Join(out, "r.json")
-	cmd := exec.CommandContext(ctx, bin, "bench", "--cluster", cdir, "--duration", "10m", "--ceiling=-1s", "--records", "20",
+	cmd := exec.CommandContext(ctx, bin, "bench", "--cluster", cdir, "--duration", "10m", "--ceiling=0", "--records", "20",
 		"--status-interval", "1ms", "--history", h, "--out", r)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

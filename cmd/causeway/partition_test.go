@@ -34,7 +34,7 @@ func TestClusterLinkArguments(t *testing.T) {
 		{"partition sideways", []string{"cluster", "partition", "--dir", dir, "--dc", "c", "--direction", "up"}, 2, "not one of both, out, in"},
 		{"partition with an argument", []string{"cluster", "partition", "--dir", dir, "--dc", "c", "now"}, 2, "unknown command"},
 		{"delay without add", []string{"cluster", "delay", "--dir", dir, "--dc", "c"}, 2, "--add is required"},
-		{"negative delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "-5ms"}, 2, "whole number of milliseconds"},
+		{"negative delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "-5ms"}, 2, "cluster delay: --add -5ms: must not be negative"},
 		{"fractional delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "1500us"}, 2, "whole number of milliseconds"},
 		{"huge delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "2h"}, 2, "not between"},
 		{"delay that is no duration", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "slow"}, 2, "slow"},
@@ -243,7 +243,7 @@ func TestPartitionLiveCluster(t *testing.T) {
 		history := filepath.Join(t.TempDir(), "h.jsonl")
 		var benchOut, benchErr bytes.Buffer
 		bench := exec.CommandContext(ctx, bin, "bench", "--cluster", lc.dir, "--duration", "2s", "--clients", "6",
-			"--ceiling", "-1s", "--op-timeout", "2s", "--json", "--history", history)
+			"--ceiling", "0s", "--op-timeout", "2s", "--json", "--history", history)
 		bench.Stdout, bench.Stderr = &benchOut, &benchErr
 		before := lc.droppedOut()
 		if err := bench.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/causeway/causeway/bench"
 	"github.com/causeway/causeway/faults"
@@ -31,6 +32,9 @@ type simFlags struct {
 	jitter                       time.Duration
 	faults                       string
 	wl                           workloadFlags
+	// flags are the command's, to tell a flag given as 0 from one left
+	// out.
+	flags *pflag.FlagSet
 }
 
 func (f *simFlags) register(cmd *cobra.Command) {
@@ -42,7 +46,8 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
 	fl.StringVar(&f.cost, "cost", "", "cost model pricing each input in units of --service-time by node role, message kind and bytes: 'default', 'simple' (or empty: every input costs --service-time) or a YAML file overriding the default")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
-	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
+	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
+	f.flags = fl
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
@@ -69,8 +74,12 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	if clients <= 0 {
 		clients = f.clientsPerDC * len(t.Datacenters)
 	}
+	jitter := f.jitter
+	if jitter == 0 && f.flags != nil && f.flags.Changed("jitter") {
+		jitter = -1 // --jitter 0: none (sim.Config's 0 is the topology's)
+	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
-		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
+		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
 		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
@@ -97,6 +106,7 @@ func defaultSimFlags() simFlags {
 func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
+	var output *string
 	var jsonOut, perDC bool
 	var sh shrinkFlags
 	var pf progressFlags
@@ -143,6 +153,7 @@ Examples:
 			if err := pf.validate("sim"); err != nil {
 				return err
 			}
+			warnLateFaults(cmd.ErrOrStderr(), "sim", spec)
 			if historyPath != "" {
 				hf, err := createPending(historyPath)
 				if err != nil {
@@ -170,7 +181,7 @@ Examples:
 				}
 			}
 			w := cmd.OutOrStdout()
-			if jsonOut {
+			if jsonOut || *output == outputJSON {
 				if err := res.WriteJSON(w); err != nil {
 					return err
 				}
@@ -204,7 +215,8 @@ Examples:
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
-	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
+	output = addOutputFlag(cmd)
 	f.register(cmd)
 	sh.register(cmd)
 	pf.register(cmd)

@@ -50,7 +50,7 @@ func TestClusterStatusAndLinksJSON(t *testing.T) {
 		}
 	}
 
-	if code, _, errOut := causeway(t, "cluster", "status", "--dir", dir, "-w", "wide"); code != 2 || !strings.Contains(errOut, "cluster status: -w") {
+	if code, _, errOut := causeway(t, "cluster", "status", "--dir", dir, "-w", "wide"); code != 2 || !strings.Contains(errOut, "cluster status: --write-out") {
 		t.Errorf("cluster status -w wide: exit %d, stderr %q; want 2 naming the command", code, errOut)
 	}
 }
