@@ -11,14 +11,14 @@
 // one action (Parse; the format page docs/formats/nemesis.md has
 // examples):
 //
-//	- {at: 1s, kill: "node:a/s0"}                  # kill -9
-//	- {at: 3s, restart: "node:a/s0"}               # start it again, wait for /healthz
-//	- {at: 4s, pause: "dc:b"}                      # SIGSTOP
-//	- {at: 6s, resume: "dc:b"}                     # SIGCONT
-//	- {at: 7s, partition: {dc: c}}                 # c cut off from every DC, both ways
-//	- {at: 7s, delay: {dc: a, add_ms: 200}}        # congestion in and out of a
-//	- {at: 8s, clock_skew: {target: "node:a/s1", ms: -2000}}
-//	- {at: 10s, heal: all}                         # or: partitions
+//   - {at: 1s, kill: "node:a/s0"}                  # kill -9
+//   - {at: 3s, restart: "node:a/s0"}               # start it again, wait for /healthz
+//   - {at: 4s, pause: "dc:b"}                      # SIGSTOP
+//   - {at: 6s, resume: "dc:b"}                     # SIGCONT
+//   - {at: 7s, partition: {dc: c}}                 # c cut off from every DC, both ways
+//   - {at: 7s, delay: {dc: a, add_ms: 200}}        # congestion in and out of a
+//   - {at: 8s, clock_skew: {target: "node:a/s1", ms: -2000}}
+//   - {at: 10s, heal: all}                         # or: partitions
 //
 // Targets are the simulator's (package faults): dc:NAME, zone:DC/front|back,
 // node:DC/NAME, with * wildcards, resolved against the cluster's nodes.

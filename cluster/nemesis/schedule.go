@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -78,12 +77,29 @@ type Schedule []Event
 // MaxSkewMs bounds the size of a clock offset: an hour.
 const MaxSkewMs = cluster.MaxClockOffsetMS
 
-// String renders the event as one YAML flow line.
+// String renders the event as one line of the schedule's YAML, in flow
+// style: {at: 2s, kill: "node:a/s0"}.
 func (e Event) String() string {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	_ = enc.Encode(e)
-	return strings.TrimSpace(strings.ReplaceAll(buf.String(), "\n", " "))
+	var n yaml.Node
+	if err := n.Encode(e); err != nil {
+		return fmt.Sprintf("{at: %v, ?}", e.At)
+	}
+	setFlow(&n)
+	out, err := yaml.Marshal(&n)
+	if err != nil {
+		return fmt.Sprintf("{at: %v, ?}", e.At)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// setFlow puts every mapping and sequence of n in flow style.
+func setFlow(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		n.Style = yaml.FlowStyle
+	}
+	for _, c := range n.Content {
+		setFlow(c)
+	}
 }
 
 // End is the time of the schedule's last event (0 when it is empty).

@@ -104,3 +104,18 @@ func TestEveryShippedScheduleParses(t *testing.T) {
 		}
 	}
 }
+
+func TestEventStringIsAScheduleLine(t *testing.T) {
+	cfg := testConfig(t, "cops")
+	s, err := Parse([]byte(`- {at: 14s, partition: {dc: a, peers: [b], direction: out}}`), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s[0].String(), "{at: 14s, partition: {dc: a, peers: [b], direction: out}}"; got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
+	again, err := Parse([]byte("- "+s[0].String()), cfg)
+	if err != nil || again[0].String() != s[0].String() {
+		t.Fatalf("String() does not parse back: %v", err)
+	}
+}

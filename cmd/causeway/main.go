@@ -40,7 +40,7 @@ Start with 'causeway demo'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), simCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
+	root.AddCommand(demoCmd(), simCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), nemesisCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
 	applyEnvDefaults(root, os.Getenv)
 	root.SetArgs(args)
 	root.SetOut(stdout)
