@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A value of the ack-log workload is a grow-only set: every put of writer
@@ -73,6 +74,9 @@ type Put struct {
 	Acked bool
 	// Err is why it was not acknowledged.
 	Err string
+	// Issued and Done are when the put was issued and answered, from the
+	// start of the run: a lost write can be set beside the schedule.
+	Issued, Done time.Duration
 }
 
 // AckLog records every put of the ack-log workload. It is safe for
@@ -130,8 +134,8 @@ type Lost struct {
 }
 
 func (l Lost) String() string {
-	return fmt.Sprintf("%s: element %d (put by %s in %s, acknowledged) missing from the read in %s, which returned %.80s",
-		l.Key, l.Elem, l.Writer, l.DC, l.ReadDC, l.Read)
+	return fmt.Sprintf("%s: element %d (put by %s in %s at %.1fs, acknowledged at %.1fs) missing from the read in %s, which returned %.80s",
+		l.Key, l.Elem, l.Writer, l.DC, l.Issued.Seconds(), l.Done.Seconds(), l.ReadDC, l.Read)
 }
 
 // Verify checks one read of key in datacenter dc against the log: the

@@ -146,7 +146,7 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 			name := fmt.Sprintf("%s-%s-w%d", run, dc, i)
 			bg.Go(func() {
 				defer s.Close()
-				write(s, name, dc, keys, opTimeout, log, stopWriters)
+				write(s, name, dc, keys, opTimeout, log, stopWriters, t0)
 			})
 		}
 	}
@@ -228,7 +228,7 @@ func cmp(d, def time.Duration) time.Duration {
 // them in turn until stop, each put the grow-only set of every element it
 // has tried to add to the key (acknowledged or not: a put that timed out
 // may have taken effect, and a later set must contain it).
-func write(s *client.Session, name, dc string, keys int, timeout time.Duration, log *AckLog, stop <-chan struct{}) {
+func write(s *client.Session, name, dc string, keys int, timeout time.Duration, log *AckLog, stop <-chan struct{}, t0 time.Time) {
 	sets := make([][]uint64, keys)
 	for seq := uint64(1); ; seq++ {
 		select {
@@ -240,9 +240,10 @@ func write(s *client.Session, name, dc string, keys int, timeout time.Duration, 
 		key := fmt.Sprintf("%s-k%d", name, k)
 		sets[k] = append(sets[k], seq)
 		ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
+		issued := time.Since(t0)
 		err := s.Put(ctx, key, EncodeSet(name, sets[k]))
 		cancel()
-		p := Put{Writer: name, DC: dc, Key: key, Elem: seq, Acked: err == nil}
+		p := Put{Writer: name, DC: dc, Key: key, Elem: seq, Acked: err == nil, Issued: issued, Done: time.Since(t0)}
 		if err != nil {
 			p.Err = err.Error()
 			if errors.Is(err, client.ErrClosed) {
