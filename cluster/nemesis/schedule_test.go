@@ -11,7 +11,7 @@ import (
 )
 
 // testConfig plans a cluster of protocol on local3 (nothing is started).
-func testConfig(t *testing.T, protocol string) *cluster.Config {
+func testConfig(t testing.TB, protocol string) *cluster.Config {
 	t.Helper()
 	topo, err := topology.Lookup("local3")
 	if err != nil {
