@@ -88,8 +88,9 @@ docker-test:
 ## under a checked bench, then every acknowledged ack-log write read back
 ## from every DC; cluster down even on failure. Fails when a protocol loses
 ## an acknowledged write or fails the checker. Each history and log stays
-## in $(TORTURE_DIR)/<protocol>. About 30 s per protocol that passes (a
-## protocol that never shows a write waits out --quiesce, 60 s).
+## in $(TORTURE_DIR)/<protocol>. About 30 s (cops) and 35 s (karma) per
+## protocol that passes, 1m47s for both with the build on two busy cores; a
+## protocol that never shows a write waits out --quiesce (60 s) first.
 TORTURE_PROTOCOLS ?= cops karma
 TORTURE_DIR ?= .build/torture-live
 torture-live:
@@ -104,7 +105,8 @@ torture-live:
 
 ## fuzz: every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME
 ## each, one at a time on one worker (.ci/run runs it after make test:
-## about 2.5 minutes for 12 targets). A failure stops the run and leaves
+## 14 targets, FUZZTIME each plus one coverage-instrumented build per
+## package, which dominates on a busy machine). A failure stops the run and leaves
 ## its input in the package's testdata/fuzz, which plain `go test` replays.
 ## FUZZMINIMIZETIME bounds the minimization of every input that finds new
 ## coverage (and of a failing one) by a count of runs, not a time: a time
