@@ -48,6 +48,12 @@ func Links(ctx context.Context, cfg *Config) []NodeLinks {
 // eachNode makes the request req gives for each node (skipping those for
 // which it says false) concurrently.
 func eachNode(ctx context.Context, cfg *Config, req func(id string) (method string, body any, ok bool)) []NodeLinks {
+	return eachNodeAt(ctx, cfg, AdminLinksPath, req)
+}
+
+// eachNodeAt is eachNode on the admin endpoint path; State is set only
+// for AdminLinksPath.
+func eachNodeAt(ctx context.Context, cfg *Config, path string, req func(id string) (method string, body any, ok bool)) []NodeLinks {
 	type call struct {
 		n      Node
 		method string
@@ -64,15 +70,16 @@ func eachNode(ctx context.Context, cfg *Config, req func(id string) (method stri
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		out[i].ID = c.n.ID
-		wg.Go(func() { out[i].State, out[i].Err = linkRequest(ctx, hc, c.method, c.n, c.body) })
+		wg.Go(func() { out[i].State, out[i].Err = adminRequest(ctx, hc, c.method, c.n, path, c.body) })
 	}
 	wg.Wait()
 	return out
 }
 
-// linkRequest makes one request to node n's link controls.
-func linkRequest(ctx context.Context, hc *http.Client, method string, n Node, body any) (*LinkState, error) {
-	url := "http://" + n.HTTP + AdminLinksPath
+// adminRequest makes one request to node n's admin endpoint path; for
+// AdminLinksPath it returns the node's LinkState.
+func adminRequest(ctx context.Context, hc *http.Client, method string, n Node, path string, body any) (*LinkState, error) {
+	url := "http://" + n.HTTP + path
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -98,6 +105,8 @@ func linkRequest(ctx context.Context, hc *http.Client, method string, n Node, bo
 		return nil, fmt.Errorf("node %s: reading the answer: %w", n.ID, err)
 	}
 	switch {
+	case resp.StatusCode == http.StatusOK && path != AdminLinksPath:
+		return nil, nil
 	case resp.StatusCode == http.StatusOK:
 		var st LinkState
 		if err := json.Unmarshal(data, &st); err != nil {

@@ -74,6 +74,10 @@ type UpOptions struct {
 	// Timeout bounds the wait for every node to answer /healthz (default
 	// DefaultUpTimeout).
 	Timeout time.Duration
+	// Only, if set, limits Up to these node IDs: only they are started
+	// (if not running) and waited for, so that a node restarted while
+	// another is paused or cut off (a live nemesis) does not wait for it.
+	Only []string
 }
 
 // ConfigError is the error Up returns when the options or the cluster
@@ -144,7 +148,19 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 			_ = os.Remove(PIDPath(dir, id))
 		}
 	}
-	for _, n := range cfg.Nodes {
+	nodes := cfg.Nodes
+	if len(opts.Only) > 0 {
+		nodes = nil
+		for _, n := range cfg.Nodes {
+			if slices.Contains(opts.Only, n.ID) {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(nodes) != len(opts.Only) {
+			return nil, &ConfigError{fmt.Errorf("cluster: only %v: not every one is a node of the cluster (nodes: %s)", opts.Only, strings.Join(cfg.NodeIDs(), ", "))}
+		}
+	}
+	for _, n := range nodes {
 		if pid, ok := readPID(PIDPath(dir, n.ID)); ok && running(pid, n.ID) {
 			rep.Running = append(rep.Running, n.ID)
 			continue
@@ -162,7 +178,7 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 	if timeout <= 0 {
 		timeout = DefaultUpTimeout
 	}
-	if err := waitReady(ctx, dir, cfg, procs, timeout); err != nil {
+	if err := waitReady(ctx, dir, nodes, procs, timeout); err != nil {
 		stopStarted()
 		return nil, err
 	}
@@ -277,16 +293,16 @@ func startNode(dir, cfgPath, id string, command, env []string) (*proc, error) {
 	return p, nil
 }
 
-// waitReady polls every node's /healthz until all answer 200. A node in
-// procs that exits fails the wait at once.
-func waitReady(ctx context.Context, dir string, cfg *Config, procs map[string]*proc, timeout time.Duration) error {
+// waitReady polls the /healthz of every node of nodes until all answer
+// 200. A node in procs that exits fails the wait at once.
+func waitReady(ctx context.Context, dir string, nodes []Node, procs map[string]*proc, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	hc := &http.Client{Timeout: time.Second}
 	ready := map[string]bool{}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		for _, n := range cfg.Nodes {
+		for _, n := range nodes {
 			if ready[n.ID] {
 				continue
 			}
@@ -302,11 +318,11 @@ func waitReady(ctx context.Context, dir string, cfg *Config, procs map[string]*p
 				ready[n.ID] = true
 			}
 		}
-		if len(ready) == len(cfg.Nodes) {
+		if len(ready) == len(nodes) {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			for _, n := range cfg.Nodes {
+			for _, n := range nodes {
 				if !ready[n.ID] {
 					why := fmt.Sprintf("within %v", timeout)
 					if ctx.Err() != nil {
@@ -487,6 +503,17 @@ func Status(ctx context.Context, dir string) (*Config, []NodeStatus, error) {
 	}
 	wg.Wait()
 	return cfg, out, nil
+}
+
+// NodePID returns the pid of the running process of node id of the
+// cluster in dir, and whether there is one (its pid file names a live
+// process serving id).
+func NodePID(dir, id string) (int, bool) {
+	pid, ok := readPID(PIDPath(dir, id))
+	if !ok || !running(pid, id) {
+		return 0, false
+	}
+	return pid, true
 }
 
 func writePID(path string, pid int) error {

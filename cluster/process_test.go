@@ -229,3 +229,53 @@ func session(t *testing.T, cfg *cluster.Config, dc string) *client.Session {
 	}
 	return client.New(s, conn.Protocol(), dc)
 }
+
+// TestUpOnlyRestartsOneNodeWhileAnotherIsStopped: Up with Only starts the
+// named node alone and waits for it alone, so a node killed while another
+// is frozen (SIGSTOP, answering no /healthz) comes back; NodePID follows
+// the processes.
+func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if _, err := cluster.Down(dir, 0); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	if _, err := cluster.Up(ctx, dir, helper("serve")); err != nil {
+		t.Fatal(err)
+	}
+	frozen, ok := cluster.NodePID(dir, "b/s0")
+	if !ok {
+		t.Fatal("no pid for b/s0")
+	}
+	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(frozen, syscall.SIGCONT) }()
+	killed, ok := cluster.NodePID(dir, "a/s1")
+	if !ok {
+		t.Fatal("no pid for a/s1")
+	}
+	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	opts := helper("serve")
+	opts.Timeout = 10 * time.Second // waiting for the frozen b/s0 would take all of it, and fail
+	opts.Only = []string{"a/s1"}
+	rep, err := cluster.Up(ctx, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Started) != 1 || rep.Started[0] != "a/s1" || len(rep.Running) != 0 {
+		t.Fatalf("up --only a/s1: %+v", rep)
+	}
+	if pid, ok := cluster.NodePID(dir, "a/s1"); !ok || pid == killed {
+		t.Fatalf("a/s1 after the restart: pid %d (%v), the killed one was %d", pid, ok, killed)
+	}
+	opts.Only = []string{"a/s9"}
+	if _, err := cluster.Up(ctx, dir, opts); err == nil || !strings.Contains(err.Error(), "not every one is a node") {
+		t.Fatalf("up --only a/s9: %v", err)
+	}
+}

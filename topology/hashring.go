@@ -2,7 +2,6 @@ package topology
 
 import (
 	"cmp"
-	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,12 +20,27 @@ type ringPoint struct {
 // hashRing is a consistent-hashing ring over servers.
 type hashRing struct{ points []ringPoint }
 
+// FNV-1a's 64-bit offset basis and prime (hash/fnv's).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// hash64 is FNV-1a 64 of s (as hash/fnv's New64a computes it, without
+// its allocations: a ring of MaxServers servers hashes 640,000 points)
+// finished by splitmix64.
 func hash64(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	// FNV-1a mixes the low bits poorly for short keys: finish with a
-	// splitmix64 step so that points spread evenly.
-	x := h.Sum64()
+	h := uint64(fnvOffset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	return mix64(h)
+}
+
+// mix64 is splitmix64's finalizer. FNV-1a mixes the low bits poorly for
+// short keys: it spreads them so that points spread evenly.
+func mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
@@ -42,10 +56,15 @@ type serverRef struct {
 
 func newHashRing(servers []serverRef) *hashRing {
 	r := &hashRing{points: make([]ringPoint, 0, len(servers)*virtualPoints)}
+	var buf []byte
 	for _, s := range servers {
+		// The point names "DC/SERVER#V", built in one buffer.
+		buf = append(append(append(buf[:0], s.dc...), '/'), strconv.Itoa(s.server)...)
+		buf = append(buf, '#')
+		prefix := len(buf)
 		for v := 0; v < virtualPoints; v++ {
-			h := hash64(s.dc + "/" + strconv.Itoa(s.server) + "#" + strconv.Itoa(v))
-			r.points = append(r.points, ringPoint{hash: h, dc: s.dc, server: s.server})
+			buf = strconv.AppendInt(buf[:prefix], int64(v), 10)
+			r.points = append(r.points, ringPoint{hash: hash64(string(buf)), dc: s.dc, server: s.server})
 		}
 	}
 	slices.SortFunc(r.points, func(a, b ringPoint) int {
@@ -90,10 +109,23 @@ func (r *hashRing) distinctDCs(key string, n int) []string {
 func (r *hashRing) distinctServers(key string, n int) []int {
 	out := make([]int, 0, n)
 	start := r.first(key)
+	// A scan of out is fastest for the few replicas of the papers; a large
+	// n (a fuzzed chain of 10,000) would make it quadratic.
+	var seen map[int]bool
+	if n > 16 {
+		seen = make(map[int]bool, n)
+	}
 	for k := 0; k < len(r.points) && len(out) < n; k++ {
-		if s := r.points[(start+k)%len(r.points)].server; !slices.Contains(out, s) {
-			out = append(out, s)
+		s := r.points[(start+k)%len(r.points)].server
+		if seen != nil {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+		} else if slices.Contains(out, s) {
+			continue
 		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -154,6 +154,17 @@ func textError(data []byte) error {
 // Marshal encodes the topology as YAML (without the presets' comments).
 func (t *Topology) Marshal() ([]byte, error) { return yaml.Marshal(t) }
 
+// dcField names datacenter i in an error: "datacenters[i] (NAME)", or
+// without the name when it is empty or invalid (a name with a newline
+// would break the error's one-problem-per-line form; the name's own error
+// quotes it).
+func dcField(i int, name string) string {
+	if name == "" || strings.ContainsFunc(name, badNameRune) {
+		return fmt.Sprintf("datacenters[%d]", i)
+	}
+	return fmt.Sprintf("datacenters[%d] (%s)", i, name)
+}
+
 // MaxServers bounds the number of storage servers of a topology, in all
 // its datacenters: every server owns points on hash rings, and the
 // simulator runs a node per server.
@@ -206,9 +217,9 @@ func (t *Topology) Validate() error {
 		seen[d.Name] = true
 		switch {
 		case d.Servers <= 0:
-			bad("datacenters[%d] (%s): servers must be at least 1, got %d", i, d.Name, d.Servers)
+			bad("%s: servers must be at least 1, got %d", dcField(i, d.Name), d.Servers)
 		case d.Servers > MaxServers:
-			bad("datacenters[%d] (%s): servers must be at most %d, got %d", i, d.Name, MaxServers, d.Servers)
+			bad("%s: servers must be at most %d, got %d", dcField(i, d.Name), MaxServers, d.Servers)
 		default:
 			total += d.Servers
 		}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"testing"
@@ -242,5 +243,17 @@ func TestPlacementSizesValidated(t *testing.T) {
 	}
 	if topo.MinServers() != 2 || !strings.Contains(topo.Describe(), "2 replicas per DC; chains of 2") {
 		t.Errorf("MinServers %d, Describe %q", topo.MinServers(), topo.Describe())
+	}
+}
+
+// TestHash64IsFNV1aThenSplitmix pins the placement hash: keys must land
+// where they always did (hash64 computes FNV-1a inline, without hash/fnv).
+func TestHash64IsFNV1aThenSplitmix(t *testing.T) {
+	for _, s := range []string{"", "k", "user00000042", "a/3#63", "tokyo/10#0"} {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(s))
+		if got, want := hash64(s), mix64(h.Sum64()); got != want {
+			t.Errorf("hash64(%q) = %#x, want FNV-1a then splitmix64 = %#x", s, got, want)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/causeway/causeway/check"
 	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/cluster/nemesis"
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/history"
 	"github.com/causeway/causeway/topology"
@@ -56,6 +57,31 @@ func TestFaultsPageExamplesParse(t *testing.T) {
 			t.Errorf("faults.md example %d: %v\n%s", i+1, err, b)
 		} else if len(s) == 0 {
 			t.Errorf("faults.md example %d: no events", i+1)
+		}
+	}
+}
+
+// TestNemesisPageExamplesParse parses every YAML example of
+// docs/formats/nemesis.md as a live schedule for a local3 cluster of cops
+// and of karma, as the page says they are written, and the built-in
+// schedule the page points to.
+func TestNemesisPageExamplesParse(t *testing.T) {
+	topo, err := topology.Preset("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, proto := range []string{"cops", "karma"} {
+		cfg, err := cluster.Plan(topo, proto, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range append(yamlBlocks(t, "nemesis.md"), nemesis.DefaultSchedule) {
+			s, err := nemesis.Parse([]byte(b), cfg)
+			if err != nil {
+				t.Errorf("nemesis.md example %d on %s: %v\n%s", i+1, proto, err, b)
+			} else if len(s) == 0 {
+				t.Errorf("nemesis.md example %d: no events", i+1)
+			}
 		}
 	}
 }
@@ -185,6 +211,7 @@ func constGroupValues(dir, name string) ([]string, error) {
 func TestFormatPagesNameEveryField(t *testing.T) {
 	for page, typ := range map[string]reflect.Type{
 		"faults.md":   reflect.TypeOf(faults.Event{}),
+		"nemesis.md":  reflect.TypeOf(nemesis.Event{}),
 		"topology.md": reflect.TypeOf(topology.Topology{}),
 		"cluster.md":  reflect.TypeOf(cluster.Config{}),
 	} {
@@ -193,7 +220,7 @@ func TestFormatPagesNameEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		fields := yamlFields(typ, map[reflect.Type]bool{})
-		if want := map[string]string{"faults.md": "max_ms", "topology.md": "chain_length", "cluster.md": "advertise"}[page]; !slices.Contains(fields, want) {
+		if want := map[string]string{"faults.md": "max_ms", "topology.md": "chain_length", "cluster.md": "advertise", "nemesis.md": "add_ms"}[page]; !slices.Contains(fields, want) {
 			t.Fatalf("%s: nested field %s not found among %v", page, want, fields)
 		}
 		for _, f := range fields {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -18,9 +19,15 @@ import (
 // advanced by the monotonic clock, so that it never goes backwards within
 // a process and agrees (to the hosts' clock sync) across processes and
 // restarts.
+//
+// skew, when set, is an offset in nanoseconds that the admin endpoint sets
+// (cluster.AdminClockPath): it is added to the time handed to the state
+// machine (local), not to the time timers run on (now), as the
+// simulator's clock_skew fault does.
 type clock struct {
 	base  time.Duration
 	start time.Time
+	skew  *atomic.Int64
 }
 
 func newClock(epoch time.Time) clock {
@@ -32,6 +39,16 @@ func newClock(epoch time.Time) clock {
 }
 
 func (c clock) now() time.Duration { return c.base + time.Since(c.start) }
+
+// local is the time the state machine sees: now plus the skew, never
+// below 0.
+func (c clock) local() time.Duration {
+	t := c.now()
+	if c.skew != nil {
+		t += time.Duration(c.skew.Load())
+	}
+	return max(t, 0)
+}
 
 type inputKind uint8
 
@@ -172,7 +189,7 @@ type machine struct {
 // protocol's durability promises). The inbox is closed when run returns.
 func (m *machine) run(stop <-chan struct{}, started func()) error {
 	defer m.box.close()
-	if err := m.apply(m.sm.Start(m.clock.now())); err != nil {
+	if err := m.apply(m.sm.Start(m.clock.local())); err != nil {
 		return err
 	}
 	if started != nil {
@@ -190,7 +207,7 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 		}
 		for len(m.timers) > 0 && m.timers[0].at <= m.clock.now() {
 			e := heap.Pop(&m.timers).(timerEntry)
-			if err := m.apply(m.sm.Tick(m.clock.now(), e.token)); err != nil {
+			if err := m.apply(m.sm.Tick(m.clock.local(), e.token)); err != nil {
 				return err
 			}
 			if err := m.failOpIfLost(); err != nil { // a retransmission refused
@@ -237,7 +254,7 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 
 // handle hands one input to the state machine and applies its Ready.
 func (m *machine) handle(in input) error {
-	now := m.clock.now()
+	now := m.clock.local()
 	var r protocol.Ready
 	switch in.kind {
 	case inMessage:

@@ -224,6 +224,8 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		h.m.gc = newGroupCommit(func() error { return eng.Apply(nil, true) }, h.metrics.syncs.Inc)
 	}
 
+	h.m.clock.skew = &h.skew
+
 	hl, err := net.Listen("tcp", self.HTTPListenAddr())
 	if err != nil {
 		return fmt.Errorf("node %s: http: %w", nodeID, err)
@@ -313,6 +315,9 @@ type host struct {
 	// droppedIn counts frames dropped because their sender's datacenter
 	// is cut off (the link controls' cut_in).
 	droppedIn atomic.Uint64
+	// skew is the clock offset set at cluster.AdminClockPath, in
+	// nanoseconds (clockadmin.go).
+	skew atomic.Int64
 }
 
 // receive is the transport's Handler: it queues a frame for the node.
@@ -399,6 +404,7 @@ func (h *host) httpHandler() http.Handler {
 	mux.HandleFunc("GET "+cluster.StatusPath, h.serveStatus)
 	if h.admin {
 		h.handleAdmin(mux)
+		h.handleClock(mux)
 	}
 	return mux
 }

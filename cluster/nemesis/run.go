@@ -1,0 +1,316 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/causeway/causeway/bench"
+	"github.com/causeway/causeway/client"
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/workload"
+)
+
+// Spec describes a live nemesis run.
+type Spec struct {
+	// Config is the running cluster; Target acts on it.
+	Config *cluster.Config
+	Target Target
+	// Schedule is carried out from the start of the run.
+	Schedule Schedule
+	// Workload, Clients, Seed and OpTimeout are the background bench's
+	// (bench.LiveSpec); Clients 0 skips the bench.
+	Workload  workload.Workload
+	Clients   int
+	Seed      uint64
+	OpTimeout time.Duration
+	// Tail is how long the workloads go on after the schedule's last
+	// event (default 2s), so that the history covers the recovery.
+	Tail time.Duration
+	// Writers is the number of ack-log writer sessions per datacenter
+	// (default 1), each the only writer of Keys keys (default 4).
+	Writers, Keys int
+	// Quiesce bounds the read-back: every acknowledged write must be read
+	// from every datacenter within it after the heal (default 60s).
+	Quiesce time.Duration
+	// History, when set, receives the bench's history.
+	History io.Writer
+	// Log, when set, is told what happens, one line at a time.
+	Log func(format string, args ...any)
+}
+
+// EventResult is what became of one event.
+type EventResult struct {
+	At    time.Duration `json:"at_ns"`
+	Event string        `json:"event"`
+	// Late is how long after its time the event was carried out.
+	Late time.Duration `json:"late_ns"`
+	Err  string        `json:"error,omitempty"`
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Protocol string        `json:"protocol"`
+	Events   []EventResult `json:"events"`
+	// HealErr is what failed when everything was healed at the end.
+	HealErr string `json:"heal_error,omitempty"`
+	// Bench is the background bench's checked result (nil without one).
+	Bench *bench.Result `json:"bench,omitempty"`
+	// Puts, Acked and Keys count the ack-log workload.
+	Puts  int `json:"puts"`
+	Acked int `json:"acked"`
+	Keys  int `json:"keys"`
+	// ReadBackDCs are the datacenters every key was read back from;
+	// ReadBack is how long the read-back took.
+	ReadBackDCs []string      `json:"read_back_dcs"`
+	ReadBack    time.Duration `json:"read_back_ns"`
+	// Lost lists the acknowledged writes some datacenter did not have
+	// within Quiesce; Bad the reads that returned what no put wrote.
+	Lost []Lost        `json:"lost"`
+	Bad  []string      `json:"bad"`
+	Took time.Duration `json:"took_ns"`
+}
+
+// OK reports whether the run passed: no acknowledged write lost, nothing
+// foreign read, the bench's history causal+ (for a protocol that claims
+// it) and the cluster healed.
+func (r *Report) OK(causal bool) bool {
+	return len(r.Lost) == 0 && len(r.Bad) == 0 && r.HealErr == "" &&
+		(r.Bench == nil || !causal || r.Bench.Check.OK)
+}
+
+// Run carries out spec: the bench and the ack-log writers start, the
+// schedule runs, the workloads go on for Tail after its last event, every
+// fault is healed (killed nodes restarted, paused ones resumed, links and
+// clocks reset), and every key of the ack log is read back from every
+// datacenter until each read holds every acknowledged write (or Quiesce
+// ends). The error is for a run that could not be carried out at all (the
+// cluster unreachable); faults the schedule could not inject are in
+// Report.Events.
+func Run(ctx context.Context, spec Spec) (*Report, error) {
+	logf := spec.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	tail := cmp(spec.Tail, 2*time.Second)
+	writers := max(spec.Writers, 1)
+	keys := max(spec.Keys, 4)
+	quiesce := cmp(spec.Quiesce, 60*time.Second)
+	opTimeout := cmp(spec.OpTimeout, 5*time.Second)
+	cfg := spec.Config
+	dcs := cfg.Topology.DCNames()
+	t0 := time.Now()
+	rep := &Report{Protocol: cfg.Protocol}
+	duration := spec.Schedule.End() + tail
+
+	// The background bench.
+	var benchRes *bench.Result
+	var benchErr error
+	var bg sync.WaitGroup
+	if spec.Clients > 0 {
+		bg.Go(func() {
+			benchRes, benchErr = bench.RunLive(bench.LiveSpec{Cluster: cfg, Workload: spec.Workload, Seed: spec.Seed,
+				Duration: duration, Clients: spec.Clients, OpTimeout: opTimeout, Ceiling: -1, History: spec.History})
+		})
+	}
+
+	// The ack-log writers.
+	log := &AckLog{}
+	run := fmt.Sprintf("n%06x", rand.Uint32()&0xffffff)
+	conns := map[string]*client.Cluster{}
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	for _, dc := range dcs {
+		c, err := client.DialConfig(cfg, dc, client.DialOptions{OpTimeout: opTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("nemesis: dial %s: %w", dc, err)
+		}
+		conns[dc] = c
+	}
+	stopWriters := make(chan struct{})
+	for _, dc := range dcs {
+		for i := range writers {
+			s, err := conns[dc].NewSession()
+			if err != nil {
+				return nil, fmt.Errorf("nemesis: session in %s: %w", dc, err)
+			}
+			name := fmt.Sprintf("%s-%s-w%d", run, dc, i)
+			bg.Go(func() {
+				defer s.Close()
+				write(s, name, dc, keys, opTimeout, log, stopWriters, t0)
+			})
+		}
+	}
+
+	// The schedule.
+	x := newExecutor(cfg, spec.Target)
+	for _, e := range spec.Schedule {
+		if wait := time.Until(t0.Add(e.At)); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		late := max(time.Since(t0)-e.At, 0)
+		er := EventResult{At: e.At, Event: e.String(), Late: late}
+		if err := x.apply(ctx, e); err != nil {
+			er.Err = err.Error()
+			logf("%6.1fs %s: FAILED: %v", time.Since(t0).Seconds(), e, err)
+		} else {
+			logf("%6.1fs %s", time.Since(t0).Seconds(), e)
+		}
+		rep.Events = append(rep.Events, er)
+	}
+	if wait := time.Until(t0.Add(duration)); wait > 0 && ctx.Err() == nil {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cluster.DefaultUpTimeout+10*time.Second)
+	if err := x.healAll(hctx); err != nil {
+		rep.HealErr = err.Error()
+		logf("%6.1fs heal all: FAILED: %v", time.Since(t0).Seconds(), err)
+	} else {
+		logf("%6.1fs healed: every node up, no link rule, no clock offset", time.Since(t0).Seconds())
+	}
+	cancel()
+	close(stopWriters)
+	bg.Wait()
+	if benchErr != nil {
+		return nil, fmt.Errorf("nemesis: bench: %w", benchErr)
+	}
+	rep.Bench = benchRes
+	puts := log.Puts()
+	rep.Puts, rep.Acked, rep.Keys = len(puts), log.Acked(), len(log.Keys())
+	logf("%6.1fs ack log: %d puts, %d acknowledged, %d keys; reading every key back from %v",
+		time.Since(t0).Seconds(), rep.Puts, rep.Acked, rep.Keys, dcs)
+
+	r0 := time.Now()
+	readers := map[string]Reader{}
+	for _, dc := range dcs {
+		s, err := conns[dc].NewSession()
+		if err != nil {
+			return nil, fmt.Errorf("nemesis: session in %s: %w", dc, err)
+		}
+		defer s.Close()
+		readers[dc] = s
+	}
+	rep.Lost, rep.Bad = ReadBack(ctx, log, readers, quiesce, opTimeout)
+	rep.ReadBackDCs = dcs
+	rep.ReadBack = time.Since(r0)
+	rep.Took = time.Since(t0)
+	logf("%6.1fs read back in %.1fs: %d acknowledged writes lost, %d bad reads",
+		time.Since(t0).Seconds(), rep.ReadBack.Seconds(), len(rep.Lost), len(rep.Bad))
+	return rep, nil
+}
+
+func cmp(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// write is one ack-log writer: the only writer of its keys, it puts to
+// them in turn until stop, each put the grow-only set of every element it
+// has tried to add to the key (acknowledged or not: a put that timed out
+// may have taken effect, and a later set must contain it).
+func write(s *client.Session, name, dc string, keys int, timeout time.Duration, log *AckLog, stop <-chan struct{}, t0 time.Time) {
+	sets := make([][]uint64, keys)
+	for seq := uint64(1); ; seq++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		k := int(seq) % keys
+		key := fmt.Sprintf("%s-k%d", name, k)
+		sets[k] = append(sets[k], seq)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
+		issued := time.Since(t0)
+		err := s.Put(ctx, key, EncodeSet(name, sets[k]))
+		cancel()
+		p := Put{Writer: name, DC: dc, Key: key, Elem: seq, Acked: err == nil, Issued: issued, Done: time.Since(t0)}
+		if err != nil {
+			p.Err = err.Error()
+			if errors.Is(err, client.ErrClosed) {
+				return
+			}
+		}
+		log.Add(p)
+		if err != nil {
+			// Do not spin on a DC that answers at once that it is down.
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// Reader reads a key in one datacenter; *client.Session is one.
+type Reader interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+}
+
+// ReadBack reads every key of log from every datacenter of readers until
+// each read holds every acknowledged put to the key (AckLog.Verify), or
+// quiesce ends. It returns what the last read of each (datacenter, key)
+// missed, and the reads that returned values no put wrote.
+func ReadBack(ctx context.Context, log *AckLog, readers map[string]Reader, quiesce, opTimeout time.Duration) ([]Lost, []string) {
+	deadline := time.Now().Add(quiesce)
+	type pending struct{ dc, key string }
+	var todo []pending
+	for _, dc := range slices.Sorted(maps.Keys(readers)) {
+		for _, k := range log.Keys() {
+			todo = append(todo, pending{dc, k})
+		}
+	}
+	var lost []Lost
+	var bad, foreign []string
+	for {
+		lost, bad = nil, nil
+		var next []pending
+		for _, p := range todo {
+			rctx, cancel := context.WithTimeout(ctx, opTimeout)
+			v, found, err := readers[p.dc].Get(rctx, p.key)
+			cancel()
+			if err != nil {
+				next = append(next, p)
+				bad = append(bad, fmt.Sprintf("%s read in %s: %v", p.key, p.dc, err))
+				continue
+			}
+			l, err := log.Verify(p.dc, p.key, v, found)
+			if err != nil {
+				foreign = append(foreign, err.Error())
+				continue // a foreign value does not heal by waiting
+			}
+			if len(l) > 0 {
+				next = append(next, p)
+				lost = append(lost, l...)
+			}
+		}
+		todo = next
+		if len(todo) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return lost, append(foreign, bad...)
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}
