@@ -36,6 +36,19 @@ type Recorder struct {
 	// gets counts successful single-key gets, getData those that
 	// returned data (a loaded or a written value).
 	gets, getData int64
+	// processing is the least processing time a write needs, added to
+	// each write's visibility bound (SetProcessing).
+	processing time.Duration
+}
+
+// SetProcessing sets the least processing time a write needs on its way
+// to its farthest replica, which each write's visibility bound adds to the
+// one-way delay (visibility.go). RunSim sets two service times: one input
+// at the node that takes the write, one at the replica that stores it.
+func (r *Recorder) SetProcessing(d time.Duration) {
+	r.mu.Lock()
+	r.processing = d
+	r.mu.Unlock()
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
@@ -92,6 +105,7 @@ func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, sta
 		d.add(v)
 	}
 	if req.Op == protocol.OpGet {
+		r.remoteGet(dc, req.Key, rep, us)
 		r.gets++
 		if rep.Value != nil {
 			r.getData++
@@ -121,7 +135,7 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.LatencyMs = r.all.latency()
 	res.LocalFraction = r.all.localFraction()
 	res.AllLocalFraction = r.all.allLocalFraction()
-	r.vis.fill(&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs)
+	r.vis.fill(visFields{&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs, &res.VisibilityRatio})
 	if r.gets > 0 {
 		f := round3(float64(r.getData) / float64(r.gets))
 		res.GetDataFraction = &f

@@ -92,3 +92,40 @@ func TestBoundGetAsksItsRingAtItsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestRingIsTheNearestReplica: from us-west1 (karma-aws8), a key
+// whose ring-0 replica is in europe (175 ms) and ring-1 replica in tokyo
+// (143 ms) is read from tokyo; once tokyo's server is penalized for an
+// unanswered read, from europe; and back from tokyo once that server is
+// heard from again.
+func TestNearestRingIsTheNearestReplica(t *testing.T) {
+	topo, err := topology.Lookup("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCoordinator(New(Mode{Name: "karma-nc"}, Options{}), protocol.NodeConfig{ID: "us-west1/cc0", Role: protocol.RoleCoordinator, Incarnation: 1, Topology: topo})
+	key := ""
+	for i := range 100000 {
+		k := "key" + strconv.Itoa(i)
+		if d0, _ := topo.RingReplica(0, k); d0 == "europe" {
+			if d1, _ := topo.RingReplica(1, k); d1 == "tokyo" {
+				key = k
+				break
+			}
+		}
+	}
+	if key == "" {
+		t.Fatal("no key in europe and tokyo")
+	}
+	if ring := c.nearestRing(key); ring != 1 {
+		t.Fatalf("nearest ring of %s from us-west1: %d, want 1 (tokyo, 143 ms; europe is 175 ms)", key, ring)
+	}
+	c.unanswered(0, replica(topo, 1, key))
+	if ring := c.nearestRing(key); ring != 0 {
+		t.Errorf("with tokyo's server penalized: ring %d, want 0 (europe)", ring)
+	}
+	c.heard(replica(topo, 1, key))
+	if ring := c.nearestRing(key); ring != 1 {
+		t.Errorf("tokyo's server heard from again: ring %d, want 1", ring)
+	}
+}
