@@ -328,6 +328,9 @@ func TestRemoteGetBesideNearestReplica(t *testing.T) {
 	if !about(d.RemoteGetMs, 41) || !about(d.NearestReplicaRTTMs, local) {
 		t.Errorf("remote get %v, nearest replica rtt %v: want 41 ms and %v ms", d.RemoteGetMs, d.NearestReplicaRTTMs, local)
 	}
+	if !about(d.RemoteGetExcessMs, 41-local) {
+		t.Errorf("remote get excess %v, want %v ms", d.RemoteGetExcessMs, 41-local)
+	}
 	if res.PerDC["a"] == nil || res.PerDC["b"] != nil {
 		t.Errorf("per_dc %v", res.PerDC)
 	}

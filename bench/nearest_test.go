@@ -38,9 +38,9 @@ func aws8Run(t *testing.T, proto string) *Result {
 
 // TestKarmaRemoteGetsReadTheNearestReplica: an unrestricted Karma get
 // that leaves its DC goes to the nearest ring holding the key (Fig. 3),
-// so in every DC of karma-aws8 the remote gets' latency is the round trip
-// to the key's nearest replica and a few milliseconds of service, at the
-// median and at p99.
+// so in every DC of karma-aws8 each remote get takes the round trip to the
+// key's nearest replica and at most a few milliseconds more (p99 of the
+// excess).
 func TestKarmaRemoteGetsReadTheNearestReplica(t *testing.T) {
 	if raceEnabled {
 		t.Skip("simulated runs on karma-aws8; make test runs them without -race")
@@ -53,9 +53,9 @@ func TestKarmaRemoteGetsReadTheNearestReplica(t *testing.T) {
 				continue
 			}
 			n++
-			if d.RemoteGetMs.P50 > d.NearestReplicaRTTMs.P50+5 || d.RemoteGetMs.P99 > d.NearestReplicaRTTMs.P99+5 {
-				t.Errorf("%s, %s: remote gets p50/p99 %.1f/%.1f ms, nearest replica %.1f/%.1f ms away",
-					proto, dc, d.RemoteGetMs.P50, d.RemoteGetMs.P99, d.NearestReplicaRTTMs.P50, d.NearestReplicaRTTMs.P99)
+			if d.RemoteGetExcessMs.P99 > 5 {
+				t.Errorf("%s, %s: remote gets p50/p99 %.1f/%.1f ms, nearest replica %.1f/%.1f ms away, excess p99 %.1f ms",
+					proto, dc, d.RemoteGetMs.P50, d.RemoteGetMs.P99, d.NearestReplicaRTTMs.P50, d.NearestReplicaRTTMs.P99, d.RemoteGetExcessMs.P99)
 			}
 		}
 		if n == 0 {

@@ -31,9 +31,12 @@ type DCResult struct {
 	// gets, the round trip from the DC to the nearest DC holding the key
 	// (Protocol.Replicas): how far a protocol's reads are from reading the
 	// nearest replica. Gets under a ring restriction (tag drr), which may
-	// not choose, are left out. Absent when there was no such get.
+	// not choose, are left out. RemoteGetExcessMs is, per get, its
+	// latency beyond that round trip: service time alone for a protocol
+	// that reads the nearest replica. Absent when there was no such get.
 	RemoteGetMs         *Percentiles `json:"remote_get_ms,omitempty"`
 	NearestReplicaRTTMs *Percentiles `json:"nearest_replica_rtt_ms,omitempty"`
+	RemoteGetExcessMs   *Percentiles `json:"remote_get_excess_ms,omitempty"`
 	Errors              int64        `json:"errors"`
 }
 
@@ -103,16 +106,16 @@ func fraction(n, of int64) *float64 {
 // dcStats is one DC's operations, its remote gets beside the round trip
 // to their nearest replica, and the visibility of its writes.
 type dcStats struct {
-	ops             *opStats
-	vis             *visHists
-	remote, nearest *hdrhistogram.Histogram
+	ops                     *opStats
+	vis                     *visHists
+	remote, nearest, excess *hdrhistogram.Histogram
 }
 
 // dc returns the stats of DC name, creating them.
 func (r *Recorder) dc(name string) *dcStats {
 	d, ok := r.perDC[name]
 	if !ok {
-		d = &dcStats{ops: newOpStats(), vis: newVisHists(), remote: newLatencyHist(), nearest: newLatencyHist()}
+		d = &dcStats{ops: newOpStats(), vis: newVisHists(), remote: newLatencyHist(), nearest: newLatencyHist(), excess: newLatencyHist()}
 		r.perDC[name] = d
 	}
 	return d
@@ -132,7 +135,7 @@ func (r *Recorder) fillPerDC(res *Result, seconds float64) {
 		}
 		d.vis.fill(visFields{&out.VisibilityMs, &out.VisibilityFromIssueMs, &out.VisibilityBoundMs, &out.VisibilityRatio})
 		if d.remote.TotalCount() > 0 {
-			out.RemoteGetMs, out.NearestReplicaRTTMs = percentiles(d.remote), percentiles(d.nearest)
+			out.RemoteGetMs, out.NearestReplicaRTTMs, out.RemoteGetExcessMs = percentiles(d.remote), percentiles(d.nearest), percentiles(d.excess)
 		}
 		res.PerDC[name] = out
 	}
@@ -168,4 +171,5 @@ func (r *Recorder) remoteGet(dc, key string, rep protocol.Reply, us int64) {
 	d := r.dc(dc)
 	_ = d.remote.RecordValue(max(1, us))
 	_ = d.nearest.RecordValue(max(1, nearest.Microseconds()))
+	_ = d.excess.RecordValue(max(1, us-nearest.Microseconds()))
 }
