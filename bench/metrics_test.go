@@ -282,3 +282,56 @@ func TestDCTableRows(t *testing.T) {
 		t.Errorf("rows (dc ops ops/s get-p50 local) %q\nwant %q", rows, want)
 	}
 }
+
+// TestVisibilityBoundAddsProcessingAndRatio: the bound of a write from a
+// to c on local3 is the 60 ms one-way delay plus the processing set
+// (10 ms: 70 ms), and visibility_ratio is visibility from issue over that
+// bound (a write visible 105 ms after its issue: 1.5), overall and per DC.
+func TestVisibilityBoundAddsProcessingAndRatio(t *testing.T) {
+	cops, tp := lookup(t, "cops", "local3")
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	value := workload.MakeValue("c0-1", 16)
+	rec := NewRecorder(cops, tp)
+	rec.SetProcessing(ms(10))
+	for _, n := range cops.Replicas(tp, "k") {
+		rec.Visible(ms(105), n, protocol.Visibility{Key: "k", Value: value, Version: 1})
+	}
+	rec.Done("a", protocol.Request{Op: protocol.OpPut, Key: "k", Value: value}, protocol.Reply{Op: protocol.OpPut}, 0, ms(5))
+	var res Result
+	rec.fill(&res, time.Second)
+	if !about(res.VisibilityBoundMs, 70) || !about(res.VisibilityFromIssueMs, 105) {
+		t.Errorf("bound %v, visibility from issue %v: want 70 and 105 ms", res.VisibilityBoundMs, res.VisibilityFromIssueMs)
+	}
+	for where, r := range map[string]*Ratio{"run": res.VisibilityRatio, "per_dc a": res.PerDC["a"].VisibilityRatio} {
+		if r == nil || r.P50 != 1.5 || r.P99 != 1.5 {
+			t.Errorf("%s: visibility_ratio %+v, want 1.5", where, r)
+		}
+	}
+}
+
+// TestRemoteGetBesideNearestReplica: a get of DC a answered from another
+// DC is recorded with the round trip to the key's nearest replica (cops on
+// local3 holds every key in a: a's own round trip); a restricted get (tag
+// drr) and a local one are not.
+func TestRemoteGetBesideNearestReplica(t *testing.T) {
+	cops, tp := lookup(t, "cops", "local3")
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	rec := NewRecorder(cops, tp)
+	get := protocol.Request{Op: protocol.OpGet, Key: "k"}
+	rec.Done("a", get, protocol.Reply{Op: protocol.OpGet, WideArea: true}, 0, ms(41))
+	rec.Done("a", get, protocol.Reply{Op: protocol.OpGet, WideArea: true, Tags: []string{"drr"}}, 0, ms(500))
+	rec.Done("a", get, protocol.Reply{Op: protocol.OpGet}, 0, ms(1))
+	var res Result
+	rec.fill(&res, time.Second)
+	d := res.PerDC["a"]
+	local := float64(tp.RTT("a", "a").Microseconds()) / 1000
+	if !about(d.RemoteGetMs, 41) || !about(d.NearestReplicaRTTMs, local) {
+		t.Errorf("remote get %v, nearest replica rtt %v: want 41 ms and %v ms", d.RemoteGetMs, d.NearestReplicaRTTMs, local)
+	}
+	if !about(d.RemoteGetExcessMs, 41-local) {
+		t.Errorf("remote get excess %v, want %v ms", d.RemoteGetExcessMs, 41-local)
+	}
+	if res.PerDC["a"] == nil || res.PerDC["b"] != nil {
+		t.Errorf("per_dc %v", res.PerDC)
+	}
+}

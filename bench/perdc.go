@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"slices"
+	"time"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/causeway/causeway/protocol"
@@ -22,7 +25,19 @@ type DCResult struct {
 	VisibilityMs          *Percentiles `json:"visibility_ms,omitempty"`
 	VisibilityFromIssueMs *Percentiles `json:"visibility_from_issue_ms,omitempty"`
 	VisibilityBoundMs     *Percentiles `json:"visibility_bound_ms,omitempty"`
-	Errors                int64        `json:"errors"`
+	VisibilityRatio       *Ratio       `json:"visibility_ratio,omitempty"`
+	// RemoteGetMs is the latency of the DC's successful single-key gets
+	// answered from another DC, and NearestReplicaRTTMs, over the same
+	// gets, the round trip from the DC to the nearest DC holding the key
+	// (Protocol.Replicas): how far a protocol's reads are from reading the
+	// nearest replica. Gets under a ring restriction (tag drr), which may
+	// not choose, are left out. RemoteGetExcessMs is, per get, its
+	// latency beyond that round trip: service time alone for a protocol
+	// that reads the nearest replica. Absent when there was no such get.
+	RemoteGetMs         *Percentiles `json:"remote_get_ms,omitempty"`
+	NearestReplicaRTTMs *Percentiles `json:"nearest_replica_rtt_ms,omitempty"`
+	RemoteGetExcessMs   *Percentiles `json:"remote_get_excess_ms,omitempty"`
+	Errors              int64        `json:"errors"`
 }
 
 // opStats counts the operations of a set of sessions: the whole run, or
@@ -88,17 +103,19 @@ func fraction(n, of int64) *float64 {
 	return &f
 }
 
-// dcStats is one DC's operations and the visibility of its writes.
+// dcStats is one DC's operations, its remote gets beside the round trip
+// to their nearest replica, and the visibility of its writes.
 type dcStats struct {
-	ops *opStats
-	vis *visHists
+	ops                     *opStats
+	vis                     *visHists
+	remote, nearest, excess *hdrhistogram.Histogram
 }
 
 // dc returns the stats of DC name, creating them.
 func (r *Recorder) dc(name string) *dcStats {
 	d, ok := r.perDC[name]
 	if !ok {
-		d = &dcStats{ops: newOpStats(), vis: newVisHists()}
+		d = &dcStats{ops: newOpStats(), vis: newVisHists(), remote: newLatencyHist(), nearest: newLatencyHist(), excess: newLatencyHist()}
 		r.perDC[name] = d
 	}
 	return d
@@ -116,7 +133,10 @@ func (r *Recorder) fillPerDC(res *Result, seconds float64) {
 		if seconds > 0 {
 			out.ThroughputOpsS = round3(float64(d.ops.ok) / seconds)
 		}
-		d.vis.fill(&out.VisibilityMs, &out.VisibilityFromIssueMs, &out.VisibilityBoundMs)
+		d.vis.fill(visFields{&out.VisibilityMs, &out.VisibilityFromIssueMs, &out.VisibilityBoundMs, &out.VisibilityRatio})
+		if d.remote.TotalCount() > 0 {
+			out.RemoteGetMs, out.NearestReplicaRTTMs, out.RemoteGetExcessMs = percentiles(d.remote), percentiles(d.nearest), percentiles(d.excess)
+		}
 		res.PerDC[name] = out
 	}
 }
@@ -124,8 +144,32 @@ func (r *Recorder) fillPerDC(res *Result, seconds float64) {
 // dropVisibility removes every visibility figure, for a runtime that
 // cannot observe it (a live cluster seen from its clients).
 func (res *Result) dropVisibility() {
-	res.VisibilityMs, res.VisibilityFromIssueMs, res.VisibilityBoundMs = nil, nil, nil
+	res.VisibilityMs, res.VisibilityFromIssueMs, res.VisibilityBoundMs, res.VisibilityRatio = nil, nil, nil, nil
 	for _, d := range res.PerDC {
-		d.VisibilityMs, d.VisibilityFromIssueMs, d.VisibilityBoundMs = nil, nil, nil
+		d.VisibilityMs, d.VisibilityFromIssueMs, d.VisibilityBoundMs, d.VisibilityRatio = nil, nil, nil, nil
 	}
+}
+
+// remoteGet records a successful single-key get of key by a session of
+// dc, answered from another DC after us microseconds, unless it was under
+// a ring restriction.
+func (r *Recorder) remoteGet(dc, key string, rep protocol.Reply, us int64) {
+	if !rep.WideArea || slices.Contains(rep.Tags, "drr") || !r.topo.HasDC(dc) {
+		return
+	}
+	nearest := time.Duration(-1)
+	for _, n := range r.proto.Replicas(r.topo, key) {
+		if r.topo.HasDC(n.DC()) {
+			if d := r.topo.RTT(dc, n.DC()); nearest < 0 || d < nearest {
+				nearest = d
+			}
+		}
+	}
+	if nearest < 0 {
+		return
+	}
+	d := r.dc(dc)
+	_ = d.remote.RecordValue(max(1, us))
+	_ = d.nearest.RecordValue(max(1, nearest.Microseconds()))
+	_ = d.excess.RecordValue(max(1, us-nearest.Microseconds()))
 }

@@ -41,6 +41,19 @@ type Recorder struct {
 	// when it began.
 	window      *opStats
 	windowStart time.Duration
+	// processing is the least processing time a write needs, added to
+	// each write's visibility bound (SetProcessing).
+	processing time.Duration
+}
+
+// SetProcessing sets the least processing time a write needs on its way
+// to its farthest replica, which each write's visibility bound adds to the
+// one-way delay (visibility.go). RunSim sets two service times: one input
+// at the node that takes the write, one at the replica that stores it.
+func (r *Recorder) SetProcessing(d time.Duration) {
+	r.mu.Lock()
+	r.processing = d
+	r.mu.Unlock()
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
@@ -110,6 +123,7 @@ func (r *Recorder) DoneIntended(dc string, req protocol.Request, rep protocol.Re
 		d.add(v)
 	}
 	if req.Op == protocol.OpGet {
+		r.remoteGet(dc, req.Key, rep, us)
 		r.gets++
 		if rep.Value != nil && !protocol.IsTombstone(rep.Value) {
 			r.getData++
@@ -139,7 +153,7 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.LatencyMs = r.all.latency()
 	res.LocalFraction = r.all.localFraction()
 	res.AllLocalFraction = r.all.allLocalFraction()
-	r.vis.fill(&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs)
+	r.vis.fill(visFields{&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs, &res.VisibilityRatio})
 	if r.gets > 0 {
 		f := round3(float64(r.getData) / float64(r.gets))
 		res.GetDataFraction = &f

@@ -32,6 +32,12 @@ type Percentiles struct {
 	P99 float64 `json:"p99"`
 }
 
+// Ratio summarises a distribution of ratios (visibility over its bound).
+type Ratio struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
 // CheckResult is the checker's verdict on the run's history, plus the
 // runtime's own convergence check.
 type CheckResult struct {
@@ -78,9 +84,11 @@ type Result struct {
 	// VisibilityFromIssueMs is visibility measured from the write's issue
 	// rather than its acknowledgement; VisibilityBoundMs is, over the same
 	// writes, the one-way delay from the writer's DC to the farthest DC the
-	// write must reach (bench/visibility.go).
+	// write must reach plus the least processing, and VisibilityRatio each
+	// write's visibility from issue over its bound (bench/visibility.go).
 	VisibilityFromIssueMs *Percentiles       `json:"visibility_from_issue_ms,omitempty"`
 	VisibilityBoundMs     *Percentiles       `json:"visibility_bound_ms,omitempty"`
+	VisibilityRatio       *Ratio             `json:"visibility_ratio,omitempty"`
 	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes              *int64             `json:"wan_bytes,omitempty"`
 	Messages              *int64             `json:"messages,omitempty"`

@@ -82,6 +82,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 		return nil, fmt.Errorf("bench: duration must be positive")
 	}
 	rec := NewRecorder(spec.Protocol, spec.Topology)
+	rec.SetProcessing(2 * spec.ServiceTime)
 	if spec.Timeline > 0 {
 		rec.RecordTimeline(spec.Timeline, spec.Duration)
 	}

@@ -8,20 +8,21 @@ import (
 )
 
 // WriteTable prints one row per result: throughput, latencies, local
-// fraction, visibility, metadata bytes per replicated write and the
-// checker's verdict.
+// fraction, visibility (and the p50 of each write's visibility from issue
+// over its bound), metadata bytes per replicated write and the checker's
+// verdict.
 func WriteTable(w io.Writer, results []*Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "protocol\tclaims\tops/s\tget p50\tget p99\tput p50\tput p99\tlocal\tvis p50\tvis p99\tmeta/write\terrors\tchecker\t")
+	fmt.Fprintln(tw, "protocol\tclaims\tops/s\tget p50\tget p99\tput p50\tput p99\tlocal\tvis p50\tvis p99\tvis/bound\tmeta/write\terrors\tchecker\t")
 	for _, r := range results {
 		get, put := r.LatencyMs["get"], r.LatencyMs["put"]
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n",
 			r.Protocol, r.Guarantee, r.ThroughputOpsS,
 			ms(get.P50, r.has("get")), ms(get.P99, r.has("get")), ms(put.P50, r.has("put")), ms(put.P99, r.has("put")),
-			frac(r.LocalFraction), visMs(r.VisibilityMs, true), visMs(r.VisibilityMs, false), bytesOf(r.MetadataBytesPerWrite),
+			frac(r.LocalFraction), visMs(r.VisibilityMs, true), visMs(r.VisibilityMs, false), ratioOf(r.VisibilityRatio, true), bytesOf(r.MetadataBytesPerWrite),
 			r.errorCount(), r.Check.Verdict())
 	}
-	fmt.Fprintln(tw, "\t\t\t(ms)\t(ms)\t(ms)\t(ms)\t\t(ms)\t(ms)\t(bytes)\t\t\t")
+	fmt.Fprintln(tw, "\t\t\t(ms)\t(ms)\t(ms)\t(ms)\t\t(ms)\t(ms)\t(p50)\t(bytes)\t\t\t")
 	return tw.Flush()
 }
 
@@ -81,4 +82,15 @@ func bytesOf(b *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", *b)
+}
+
+// ratioOf renders a ratio's p50 (or p99) as "3.2x".
+func ratioOf(r *Ratio, p50 bool) string {
+	if r == nil {
+		return "-"
+	}
+	if p50 {
+		return fmt.Sprintf("%.2fx", r.P50)
+	}
+	return fmt.Sprintf("%.2fx", r.P99)
 }

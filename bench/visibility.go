@@ -15,9 +15,13 @@ import (
 // replicas by default; also metadata-only replicas for a protocol that has
 // them), measured from its acknowledgement (visibility_ms) and from its
 // issue (visibility_from_issue_ms, C3's and Cassandra's definition). Each
-// write also records its bound, the one-way delay from the writer's DC to
-// the farthest DC of that set (visibility_bound_ms): no protocol can do
-// better than the bound from issue.
+// write also records its bound (visibility_bound_ms): the nominal one-way
+// delay from the writer's DC to the farthest DC of that set, plus the
+// processing the write needs at least (Recorder.SetProcessing: in a
+// simulated run, one service time at the node that takes the write and one
+// at the replica that stores it) — no protocol can do better from issue,
+// jitter aside — and the ratio of its visibility from issue to its bound
+// (visibility_ratio): 1 is a protocol at the network's speed.
 //
 // A write is identified by its value's ID when a report carries the value.
 // A metadata-only report carries only the key and the protocol's version;
@@ -50,29 +54,42 @@ type sighting struct {
 	at   time.Duration
 }
 
-// visHists are the three visibility distributions of a set of writes, in
-// microseconds.
+// visHists are the visibility distributions of a set of writes: three in
+// microseconds, and the ratio of visibility from issue to the bound in
+// thousandths.
 type visHists struct {
-	ack, issue, bound *hdrhistogram.Histogram
+	ack, issue, bound, ratio *hdrhistogram.Histogram
 }
 
 func newVisHists() *visHists {
-	return &visHists{ack: newLatencyHist(), issue: newLatencyHist(), bound: newLatencyHist()}
+	return &visHists{ack: newLatencyHist(), issue: newLatencyHist(), bound: newLatencyHist(), ratio: newLatencyHist()}
 }
 
 func (v *visHists) record(ack, issue, bound time.Duration) {
 	_ = v.ack.RecordValue(max(1, ack.Microseconds()))
 	_ = v.issue.RecordValue(max(1, issue.Microseconds()))
 	_ = v.bound.RecordValue(max(1, bound.Microseconds()))
+	if bound > 0 {
+		_ = v.ratio.RecordValue(max(1, int64(1000*float64(issue)/float64(bound))))
+	}
 }
 
-// fill sets the visibility fields of a result (or a DC's part of it) when
-// any write's visibility was recorded.
-func (v *visHists) fill(ack, issue, bound **Percentiles) {
+// visFields are where a result (or a DC's part of it) keeps visibility.
+type visFields struct {
+	ack, issue, bound **Percentiles
+	ratio             **Ratio
+}
+
+// fill sets the visibility fields when any write's visibility was
+// recorded (the ratio when some write had a positive bound).
+func (v *visHists) fill(f visFields) {
 	if v.ack.TotalCount() == 0 {
 		return
 	}
-	*ack, *issue, *bound = percentiles(v.ack), percentiles(v.issue), percentiles(v.bound)
+	*f.ack, *f.issue, *f.bound = percentiles(v.ack), percentiles(v.issue), percentiles(v.bound)
+	if v.ratio.TotalCount() > 0 {
+		*f.ratio = &Ratio{P50: round3(float64(v.ratio.ValueAtQuantile(50)) / 1000), P99: round3(float64(v.ratio.ValueAtQuantile(99)) / 1000)}
+	}
 }
 
 func percentiles(h *hdrhistogram.Histogram) *Percentiles {
@@ -147,10 +164,10 @@ func (r *Recorder) maybeDone(id string, st *visState) {
 	if !st.acked || len(st.seen) < len(st.expected) {
 		return
 	}
-	var bound time.Duration
+	bound := r.processing
 	for _, n := range st.expected {
 		if r.topo.HasDC(st.dc) && r.topo.HasDC(n.DC()) {
-			bound = max(bound, r.topo.OneWay(st.dc, n.DC()))
+			bound = max(bound, r.topo.OneWay(st.dc, n.DC())+r.processing)
 		}
 	}
 	ack, issue := max(st.last-st.ackAt, 0), max(st.last-st.issueAt, 0)

@@ -57,9 +57,7 @@ type pendingGet struct {
 	// reply to an earlier attempt completes it as well as one to the
 	// latest (a slow ring must not be outrun by its own retries).
 	attempts   map[uint64]bool
-	sentAt     time.Duration
 	deadline   time.Duration
-	tried      map[int]bool
 	cacheDC    string
 	epoch, seq uint64 // of the cache's miss, for the fill
 }
@@ -106,7 +104,12 @@ type coordinator struct {
 	threads map[string]*threadState
 	entries map[uint64]*wbEntry // by RingPut.id
 	reqs    map[uint64]string   // ring/cache request id -> thread
-	est     map[string]time.Duration
+	// The latency estimates that choose where reads go (latency.go): est
+	// per DC, pen per storage server, and the ring reads sent, by request
+	// id, whose answers will measure est.
+	est  map[string]time.Duration
+	pen  map[protocol.NodeID]penalty
+	sent map[uint64]sentRead
 	// ackRTT estimates, per ring, how long a write takes to be
 	// acknowledged, which sets when it is sent again.
 	ackRTT  []rttEstimate
@@ -121,7 +124,7 @@ type coordinator struct {
 func newCoordinator(p *Protocol, cfg protocol.NodeConfig) *coordinator {
 	c := &coordinator{p: p, id: cfg.ID, dc: cfg.ID.DC(), myRing: cfg.Topology.RingOf(cfg.ID.DC()), topo: cfg.Topology,
 		threads: map[string]*threadState{}, entries: map[uint64]*wbEntry{}, reqs: map[uint64]string{}, pending: map[uint64]pendingProbe{},
-		est: map[string]time.Duration{}, nextID: firstID(cfg.Incarnation), vc: commitClock{key: versionClockKey},
+		est: map[string]time.Duration{}, pen: map[protocol.NodeID]penalty{}, sent: map[uint64]sentRead{}, nextID: firstID(cfg.Incarnation), vc: commitClock{key: versionClockKey},
 		ackRTT: make([]rttEstimate, len(cfg.Topology.Rings()))}
 	i := uint64(0)
 	for _, d := range cfg.Topology.Datacenters {
@@ -245,6 +248,8 @@ func (c *coordinator) Tick(now time.Duration, token uint64) protocol.Ready {
 		return r
 	}
 	c.ticking = false
+	c.forgetReads(now)
+	c.probePenalized(now, &r)
 	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
 		t := c.threads[name]
 		c.propagate(now, t, &r)
@@ -265,6 +270,7 @@ func (c *coordinator) Tick(now time.Duration, token uint64) protocol.Ready {
 // Step implements protocol.Node.
 func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	c.heard(m.From)
 	switch b := m.Body.(type) {
 	case *pb.ClientPut:
 		c.clientOp(now, &r)
@@ -286,6 +292,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.ringAck(now, b, &r)
 	case *pb.RingGetReply:
 		c.lc.observe(b.Clock)
+		c.measured(now, b.ReqId)
 		if t := c.threads[c.reqs[b.ReqId]]; t != nil && t.txn != nil {
 			c.txnReply(now, t, b, &r)
 		} else {
@@ -476,7 +483,7 @@ func (t *threadState) uncovered() bool {
 func (c *coordinator) get(now time.Duration, from protocol.NodeID, b *pb.ClientGet, r *protocol.Ready) {
 	t := c.thread(b.Session)
 	t.txn = nil // a session has one operation outstanding: an older one timed out
-	g := &pendingGet{reqID: b.ReqId, from: from, key: b.Key, restricted: c.restricted(t), tried: map[int]bool{}}
+	g := &pendingGet{reqID: b.ReqId, from: from, key: b.Key, restricted: c.restricted(t)}
 	t.get = g
 	bound := c.binding(t)
 	if e := t.latest(b.Key); e != nil && !e.recovered && e.put.Version > t.maxSeen {
@@ -497,10 +504,10 @@ func (c *coordinator) get(now time.Duration, from protocol.NodeID, b *pb.ClientG
 	case c.p.mode.Caches:
 		g.inCache = true
 		g.ringReq = c.newReq(t)
-		g.sentAt, g.deadline = now, now+c.topo.RTT(c.dc, c.dc)*4+50*time.Millisecond
+		g.deadline = now + c.topo.RTT(c.dc, c.dc)*4 + 50*time.Millisecond
 		r.Send(c.id, c.p.cacheFor(c.dc, b.Key), &pb.CacheGet{ReqId: g.ringReq, Key: b.Key})
 	default:
-		c.readRing(now, t, c.nearestRing(b.Key, g.tried), r)
+		c.readRing(now, t, c.nearestRing(b.Key), r)
 	}
 }
 
@@ -537,72 +544,59 @@ func (c *coordinator) newReq(t *threadState) uint64 {
 	return id
 }
 
-// nearestRing picks, among the rings not yet tried, the one whose replica
-// of key is closest by measured latency (§6.2's monitor: an average of
-// observed round trips, seeded with the topology's RTTs). -1: none left.
-func (c *coordinator) nearestRing(key string, tried map[int]bool) int {
-	best, bestD := -1, time.Duration(0)
-	for ring := range c.topo.Rings() {
-		if tried[ring] {
-			continue
-		}
-		dc, _ := c.topo.RingReplica(ring, key)
-		if d := c.est[dc]; best < 0 || d < bestD {
-			best, bestD = ring, d
-		}
-	}
-	return best
-}
-
 func (c *coordinator) readRing(now time.Duration, t *threadState, ring int, r *protocol.Ready) {
 	g := t.get
 	g.inCache, g.ring = false, ring
-	g.tried[ring] = true
 	if g.attempts == nil {
 		delete(c.reqs, g.ringReq) // the cache's request
 		g.attempts = map[uint64]bool{}
 	}
-	g.ringReq = c.newReq(t)
-	g.attempts[g.ringReq] = true
-	to := replica(c.topo, ring, g.key)
-	g.sentAt, g.deadline = now, now+c.est[to.DC()]*4+200*time.Millisecond
-	req := &pb.RingGet{ReqId: g.ringReq, Key: g.key, Clock: c.lc.now}
+	g.ringReq = c.attempt(now, t, ring, r)
+	g.deadline = now + c.readWait(replica(c.topo, ring, g.key).DC())
+}
+
+// attempt sends one attempt of the thread's get to ring and returns its
+// request id; an answer to any attempt completes the get.
+func (c *coordinator) attempt(now time.Duration, t *threadState, ring int, r *protocol.Ready) uint64 {
+	g := t.get
+	id := c.newReq(t)
+	g.attempts[id] = true
+	req := &pb.RingGet{ReqId: id, Key: g.key, Clock: c.lc.now}
 	if c.p.mode.Caches && c.binding(t) < 0 {
 		req.CacheDc = c.dc
 		g.cacheDC = c.dc
 	}
-	r.Send(c.id, to, req)
-}
-
-// slower marks the DC holding key in ring as slower than estimated: a
-// read there went unanswered.
-func (c *coordinator) slower(ring int, key string) {
-	dc, _ := c.topo.RingReplica(ring, key)
-	c.est[dc] = min(2*c.est[dc]+100*time.Millisecond, 10*time.Second)
+	c.sendRead(now, replica(c.topo, ring, g.key), req, r)
+	return id
 }
 
 // getTimedOut moves an unanswered get on: the cache is skipped; an
-// unrestricted thread tries the next ring (marking the silent DC slower);
-// a bound thread asks its ring again until its own timeout gives up.
+// unrestricted thread tries the next ring (penalizing the silent replica,
+// latency.go); a bound thread asks its ring again, at the pace of its
+// round trip, until its own timeout gives up.
 func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol.Ready) {
 	g := t.get
 	switch {
 	case g.inCache:
-		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
+		c.readRing(now, t, c.nearestRing(g.key), r)
 	case c.binding(t) >= 0:
 		// Still bound: ask the bound ring again, waiting longer. (A
 		// restriction lifted meanwhile frees the get to try another ring
 		// below.)
-		c.slower(g.ring, g.key)
+		c.unanswered(now, replica(c.topo, g.ring, g.key))
 		c.readRing(now, t, c.binding(t), r)
 	default:
-		c.slower(g.ring, g.key)
-		next := c.nearestRing(g.key, g.tried)
-		if next < 0 {
-			g.tried = map[int]bool{}
-			next = c.nearestRing(g.key, g.tried)
-		}
+		prev := g.ring
+		c.unanswered(now, replica(c.topo, prev, g.key))
+		next := c.nearestRing(g.key)
 		c.readRing(now, t, next, r)
+		if next != prev {
+			// Ask the silent ring again too: the read may have been lost
+			// to a server that is back by now (a restart), which then
+			// answers first if it is nearer, rather than binding the
+			// thread to a farther ring's in-flight value.
+			c.attempt(now, t, prev, r)
+		}
 	}
 }
 
@@ -615,7 +609,7 @@ func (c *coordinator) cacheReply(now time.Duration, b *pb.CacheGetReply, r *prot
 	g := t.get
 	if !b.Hit {
 		g.epoch, g.seq = b.Epoch, b.Seq
-		c.readRing(now, t, c.nearestRing(g.key, g.tried), r)
+		c.readRing(now, t, c.nearestRing(g.key), r)
 		return
 	}
 	t.get = nil
@@ -643,7 +637,6 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		delete(c.reqs, id)
 	}
 	dc, _ := c.topo.RingReplica(int(b.Ring), g.key)
-	c.est[dc] = (4*c.est[dc] + (now - g.sentAt)) / 5
 	if own := t.ownNewer(g.key, b.Version); own != nil {
 		// The ring had not got the thread's own newer write when it
 		// answered: that write wins (read your writes), and the ring's

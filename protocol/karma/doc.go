@@ -70,9 +70,14 @@
 // has already reached Ri (then Ri must answer: the corner case of
 // §4.1.2), or the thread has since read a newer version of the key.
 // 2. Under a DRR: the restricted ring, bypassing the cache.
-// 3. Otherwise the DC cache; on a miss the ring whose replica is nearest by
-// measured latency (an average of the round trips of reads, seeded with the
-// topology's RTTs, and refreshed by probes: see "Latency monitor"). The MM
+// 3. Otherwise the DC cache; on a miss the ring whose replica costs least:
+// the measured round trip to its DC (an average of the round trips of
+// reads, seeded with the topology's RTTs, and refreshed by probes: see
+// "Latency monitor") plus the server's penalty for reads it left
+// unanswered, cleared by its next message (latency.go). An unanswered read
+// is sent again after four measured round trips: to the same ring for a
+// restricted thread, else to the ring that now costs least, the silent
+// ring being asked again too (the first answer wins). The MM
 // answers with the version and whether it is in flight: stability is per
 // version (isStable), a version is stable once its own STABLE arrived. An in-flight value binds the thread to that ring
 // (a DRR tied to the (key, version)); a stable one — a never-written key's
@@ -123,15 +128,18 @@
 //
 // # Latency monitor (§6.2, probe.go)
 //
-// A read refreshes the CC's estimate of the DC it went to; a DC judged slow
-// during congestion (a read timed out there, or answered late) gets no
-// reads, so nothing would tell the CC it healed. "Background processes
+// A read refreshes the CC's estimate of the DC it went to (a late answer
+// too); a DC judged slow during congestion (reads there timed out, or
+// answered late) gets no reads, so nothing would tell the CC it healed. "Background processes
 // continually monitor the delays between DCs": every ProbeEvery (default
 // 1s), while it serves client operations, a CC sends a ProbeReq to one
 // storage server of every DC it suspects (estimate above the topology's
 // RTT by a quarter plus 10 ms), and averages each answer's round trip into
 // the estimate (half weight: a probe measures the DC as it is now). A
-// healthy deployment sends no probe. COPS-PR chooses no ring and sends none.
+// storage server penalized for unanswered reads is probed too, by itself,
+// every four round trips while the CC has work in progress, so that the
+// penalty goes soon after the server is back. A healthy deployment sends
+// no probe. COPS-PR chooses no ring and sends none.
 //
 // # Incarnations
 //

@@ -1,6 +1,8 @@
 package karma
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/causeway/causeway/protocol"
@@ -20,8 +22,10 @@ import (
 // its estimate, or a nearer DC serves them and it would not be chosen
 // anyway. So a healthy deployment sends no probe at all, and a CC probes
 // only while it serves client operations (within the last probeIdle
-// periods), so that an idle deployment goes quiet. COPS-PR, bound to its
-// ring, chooses no ring and sends none.
+// periods), so that an idle deployment goes quiet. A storage server
+// penalized for unanswered reads (latency.go) is probed too, by itself:
+// its answer clears its penalty. COPS-PR, bound to its ring, chooses no
+// ring and sends none.
 
 // probeToken is the CC's timer token of the probe rounds (tickEvery's
 // timer uses 0).
@@ -36,7 +40,7 @@ const maxProbeWait = 10 * time.Second
 
 // pendingProbe is a probe awaiting its answer.
 type pendingProbe struct {
-	dc     string
+	to     protocol.NodeID
 	sentAt time.Duration
 }
 
@@ -56,17 +60,59 @@ func (c *coordinator) suspect(dc string) bool {
 const suspectSlack = 10 * time.Millisecond
 
 // clientOp notes a client operation at now and starts the probe rounds if
-// they are not running and some DC is suspect.
+// they are not running and something is to be probed.
 func (c *coordinator) clientOp(now time.Duration, r *protocol.Ready) {
 	c.lastOp = now
-	if !c.probes() || c.probing {
+	if !c.probes() || c.probing || len(c.probeTargets()) == 0 {
 		return
 	}
+	c.probing = true
+	r.SetTimer(c.p.opts.ProbeEvery, probeToken)
+}
+
+// probeTargets are the nodes a probe round asks: one storage server of
+// each suspect DC, and every penalized server, in order.
+func (c *coordinator) probeTargets() []protocol.NodeID {
+	to := map[protocol.NodeID]bool{}
 	for _, dc := range c.topo.DCNames() {
 		if c.suspect(dc) {
-			c.probing = true
-			r.SetTimer(c.p.opts.ProbeEvery, probeToken)
-			return
+			to[protocol.MakeNodeID(dc, storageName(int(c.index%uint64(max(1, c.topo.Servers(dc))))))] = true
+		}
+	}
+	for n := range c.pen {
+		to[n] = true
+	}
+	return slices.Sorted(maps.Keys(to))
+}
+
+// idle reports whether the CC has served no client operation for
+// probeIdle probe periods: then it probes nothing.
+func (c *coordinator) idle(now time.Duration) bool {
+	return now-c.lastOp > probeIdle*c.p.opts.ProbeEvery
+}
+
+// probe sends a probe to node to.
+func (c *coordinator) probe(now time.Duration, to protocol.NodeID, r *protocol.Ready) {
+	id := c.nextID
+	c.nextID++
+	c.pending[id] = pendingProbe{to: to, sentAt: now}
+	if p, ok := c.pen[to]; ok {
+		p.probeAt = now + c.readWait(to.DC())
+		c.pen[to] = p
+	}
+	r.Send(c.id, to, &pb.ProbeReq{Id: id})
+}
+
+// probePenalized probes, between probe rounds, the penalized servers
+// whose probe is due (at the CC's ticks, which run while it has work in
+// progress).
+func (c *coordinator) probePenalized(now time.Duration, r *protocol.Ready) {
+	if !c.probes() || c.idle(now) {
+		return
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.pen)) {
+		if now >= c.pen[n].probeAt {
+			c.probe(now, n, r)
 		}
 	}
 }
@@ -82,33 +128,28 @@ func (c *coordinator) probeRound(now time.Duration, r *protocol.Ready) {
 		}
 	}
 	c.probing = false
-	if now-c.lastOp > probeIdle*every {
+	if c.idle(now) {
 		return
 	}
-	for _, dc := range c.topo.DCNames() {
-		if !c.suspect(dc) {
-			continue
-		}
+	for _, to := range c.probeTargets() {
 		c.probing = true
-		id := c.nextID
-		c.nextID++
-		c.pending[id] = pendingProbe{dc: dc, sentAt: now}
-		to := protocol.MakeNodeID(dc, storageName(int(c.index%uint64(max(1, c.topo.Servers(dc))))))
-		r.Send(c.id, to, &pb.ProbeReq{Id: id})
+		c.probe(now, to, r)
 	}
 	if c.probing {
 		r.SetTimer(every, probeToken)
 	}
 }
 
-// probeResp folds a probe's round trip into the estimate of its DC. A
-// probe measures the DC as it is now, where the estimate may carry a
-// timeout's penalty (slower), so it weighs as much as the estimate.
+// probeResp folds a probe's round trip into the estimate of its DC (the
+// answer itself cleared the server's penalty, see heard). A probe
+// measures the DC as it is now, where the estimate may remember a
+// congestion that has ended, so it weighs as much as the estimate.
 func (c *coordinator) probeResp(now time.Duration, from protocol.NodeID, b *pb.ProbeResp) {
 	p, ok := c.pending[b.Id]
-	if !ok || from.DC() != p.dc {
-		return // unknown, answered already, or not the DC probed
+	if !ok || from != p.to {
+		return // unknown, answered already, or not the node probed
 	}
 	delete(c.pending, b.Id)
-	c.est[p.dc] = (c.est[p.dc] + (now - p.sentAt)) / 2
+	dc := from.DC()
+	c.est[dc] = (c.est[dc] + (now - p.sentAt)) / 2
 }

@@ -20,6 +20,12 @@ type ccNet struct {
 	key    string
 	reads  []ringRead // every ring read the CC sent
 	probes int
+	// keyAt, when set, is the key the thread reads at a time (else key);
+	// down, when set, says a node is down when a message reaches it
+	// (it is lost); replies are when the thread's gets were answered.
+	keyAt   func(now time.Duration) string
+	down    func(to protocol.NodeID, at time.Duration) bool
+	replies []time.Duration
 }
 
 type ccEvent struct {
@@ -36,6 +42,7 @@ type ccEvent struct {
 type ringRead struct {
 	at time.Duration
 	dc string
+	to protocol.NodeID
 }
 
 func (n *ccNet) push(e ccEvent) {
@@ -53,15 +60,24 @@ func (n *ccNet) handle(r protocol.Ready) {
 	}
 	for _, m := range r.After.Messages {
 		dc := m.To.DC()
+		arrives := h.now + n.rtt(dc, h.now)/2
+		lost := n.down != nil && n.down(m.To, arrives)
 		switch b := m.Body.(type) {
 		case *pb.RingGet:
-			n.reads = append(n.reads, ringRead{at: h.now, dc: dc})
+			n.reads = append(n.reads, ringRead{at: h.now, dc: dc, to: m.To})
+			if lost {
+				continue
+			}
 			n.push(ccEvent{at: h.now + n.rtt(dc, h.now), from: m.To,
 				body: &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(h.topo.RingOf(dc))}})
 		case *pb.ProbeReq:
 			n.probes++
+			if lost {
+				continue
+			}
 			n.push(ccEvent{at: h.now + n.rtt(dc, h.now), from: m.To, probe: &pb.ProbeResp{Id: b.Id}})
 		case *pb.ClientReply:
+			n.replies = append(n.replies, h.now)
 			n.push(ccEvent{at: h.now + 50*time.Millisecond, get: true})
 		}
 	}
@@ -89,7 +105,11 @@ func (n *ccNet) run(end time.Duration) {
 		case e.timer:
 			n.handle(c.Tick(e.at, e.token))
 		case e.get:
-			n.handle(c.Step(e.at, protocol.Message{From: alice, To: c.id, Body: &pb.ClientGet{ReqId: uint64(e.seq), Session: alice, Key: n.key}}))
+			key := n.key
+			if n.keyAt != nil {
+				key = n.keyAt(e.at)
+			}
+			n.handle(c.Step(e.at, protocol.Message{From: alice, To: c.id, Body: &pb.ClientGet{ReqId: uint64(e.seq), Session: alice, Key: key}}))
 		case e.body != nil:
 			n.handle(c.Step(e.at, protocol.Message{From: e.from, To: c.id, Body: e.body}))
 		case e.probe != nil:

@@ -1,6 +1,8 @@
 package karma
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/causeway/causeway/protocol"
@@ -46,7 +48,6 @@ type pendingTxn struct {
 	reads     []txnRead
 	reqs      map[uint64]int // our ring request id -> key index
 	deadline  time.Duration
-	tried     map[int]bool
 }
 
 // maxTxnRestarts bounds how often a transaction starts again because the
@@ -59,43 +60,45 @@ const maxTxnRestarts = 8
 func (c *coordinator) txnStart(now time.Duration, from protocol.NodeID, b *pb.ClientTxn, r *protocol.Ready) {
 	t := c.thread(b.Session)
 	t.get = nil
-	tx := &pendingTxn{reqID: b.ReqId, from: from, keys: b.Keys, restricted: c.restricted(t), tried: map[int]bool{}}
+	tx := &pendingTxn{reqID: b.ReqId, from: from, keys: b.Keys, restricted: c.restricted(t)}
 	t.txn = tx
 	ring := c.binding(t)
 	if ring < 0 {
-		ring = c.nearestTxnRing(tx.keys, tx.tried)
+		ring = c.nearestTxnRing(tx.keys)
 	}
 	c.txnRound1(now, t, ring, r)
 }
 
-// nearestTxnRing is the untried ring whose farthest replica of the keys is
-// nearest by measured latency.
-func (c *coordinator) nearestTxnRing(keys []string, tried map[int]bool) int {
+// nearestTxnRing is the ring whose costliest replica of the keys costs
+// least (latency.go).
+func (c *coordinator) nearestTxnRing(keys []string) int {
 	best, bestD := -1, time.Duration(0)
 	for ring := range c.topo.Rings() {
-		if tried[ring] {
-			continue
-		}
-		if d := c.farthest(ring, keys); best < 0 || d < bestD {
+		if d := c.costliest(ring, keys); best < 0 || d < bestD {
 			best, bestD = ring, d
 		}
 	}
 	return best
 }
 
-// farthest is the measured latency to the farthest replica of keys in ring.
-func (c *coordinator) farthest(ring int, keys []string) time.Duration {
+// costliest is the cost of the costliest replica of keys in ring.
+func (c *coordinator) costliest(ring int, keys []string) time.Duration {
 	var d time.Duration
 	for _, k := range keys {
-		dc, _ := c.topo.RingReplica(ring, k)
-		d = max(d, c.est[dc])
+		d = max(d, c.cost(replica(c.topo, ring, k)))
 	}
 	return d
 }
 
-// txnDeadline is when an unanswered round moves on.
+// txnDeadline is when an unanswered round moves on: the longest readWait
+// of the keys' replicas in ring.
 func (c *coordinator) txnDeadline(now time.Duration, ring int, keys []string) time.Duration {
-	return now + 4*c.farthest(ring, keys) + 200*time.Millisecond
+	var d time.Duration
+	for _, k := range keys {
+		dc, _ := c.topo.RingReplica(ring, k)
+		d = max(d, c.readWait(dc))
+	}
+	return now + d
 }
 
 // txnRound1 (re)starts the transaction on ring: read the latest versions.
@@ -105,7 +108,6 @@ func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *
 		delete(c.reqs, id)
 	}
 	tx.ring, tx.c0, tx.eff = ring, c.lc.now, 0
-	tx.tried[ring] = true
 	tx.reads = make([]txnRead, len(tx.keys))
 	tx.reqs = map[uint64]int{}
 	tx.deadline = c.txnDeadline(now, ring, tx.keys)
@@ -113,7 +115,7 @@ func (c *coordinator) txnRound1(now time.Duration, t *threadState, ring int, r *
 	for i, k := range tx.keys {
 		id := c.newReq(t)
 		tx.reqs[id] = i
-		r.Send(c.id, replica(c.topo, ring, k), &pb.RingGet{ReqId: id, Key: k, Clock: tx.c0, Txn: true})
+		c.sendRead(now, replica(c.topo, ring, k), &pb.RingGet{ReqId: id, Key: k, Clock: tx.c0, Txn: true}, r)
 	}
 }
 
@@ -170,7 +172,7 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 			for _, j := range again {
 				id := c.newReq(t)
 				tx.reqs[id] = j
-				r.Send(c.id, replica(c.topo, tx.ring, tx.keys[j]), &pb.RingGet{ReqId: id, Key: tx.keys[j], Clock: c.lc.now, Txn: true, At: tx.eff})
+				c.sendRead(now, replica(c.topo, tx.ring, tx.keys[j]), &pb.RingGet{ReqId: id, Key: tx.keys[j], Clock: c.lc.now, Txn: true, At: tx.eff}, r)
 			}
 			return
 		}
@@ -228,23 +230,24 @@ func remote(wide bool) uint32 {
 	return 0
 }
 
-// txnTimedOut restarts an unanswered transaction: on another ring when
-// the thread is free to choose, else on its bound ring.
+// txnTimedOut restarts an unanswered transaction: on the ring that costs
+// least now that the silent replicas are penalized (another one, §4.5,
+// unless they have been heard from since) when the thread is free to
+// choose, else on its bound ring.
 func (c *coordinator) txnTimedOut(now time.Duration, t *threadState, r *protocol.Ready) {
 	tx := t.txn
-	seen := map[string]bool{}
-	for _, k := range tx.keys {
-		if dc, _ := c.topo.RingReplica(tx.ring, k); !seen[dc] {
-			seen[dc] = true
-			c.slower(tx.ring, k) // the next round waits longer
-		}
+	// Only the replicas that left their reads unanswered are penalized:
+	// those that answered are up, and as near as they were.
+	silent := map[protocol.NodeID]bool{}
+	for _, i := range tx.reqs {
+		silent[replica(c.topo, tx.ring, tx.keys[i])] = true
+	}
+	for _, n := range slices.Sorted(maps.Keys(silent)) {
+		c.unanswered(now, n)
 	}
 	ring := c.binding(t)
 	if ring < 0 {
-		if ring = c.nearestTxnRing(tx.keys, tx.tried); ring < 0 {
-			tx.tried = map[int]bool{}
-			ring = c.nearestTxnRing(tx.keys, tx.tried)
-		}
+		ring = c.nearestTxnRing(tx.keys)
 	}
 	c.txnRound1(now, t, ring, r)
 }
