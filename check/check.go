@@ -159,12 +159,29 @@ type Result struct {
 // Parse returns it (unique write values); when a value is written twice
 // anyway, reads of it are attributed to its first writer.
 func Check(h *history.History, opt Options) Result {
+	return checkTable(tableOf(h), opt)
+}
+
+// CheckReader reads a history (strictly, as history.Parse does; a
+// malformed one is a *history.FormatError) and checks it as Check does,
+// in one pass over the input that keeps only the checker's columns: no
+// history.Op is held, so memory stays a few dozen bytes per operation
+// plus the checker's own.
+func CheckReader(r io.Reader, opt Options) (Result, error) {
+	t, err := scanTable(r)
+	if err != nil {
+		return Result{}, err
+	}
+	return checkTable(t, opt), nil
+}
+
+func checkTable(t *table, opt Options) Result {
 	if opt.MaxViolations <= 0 {
 		opt.MaxViolations = 10
 	}
-	c := newChecker(h)
+	c := newChecker(t)
 	c.run()
-	res := Result{Operations: len(h.Ops), Total: len(c.recs)}
+	res := Result{Operations: t.n, Total: len(c.recs)}
 	res.OK = res.Total == 0
 	if res.OK {
 		return res

@@ -320,15 +320,41 @@ func (e *FormatError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 // two writes, puts, dels or write_txns, failed or not) is a *FormatError naming
 // the line. Empty lines are skipped; lines may be several megabytes long.
 func Parse(r io.Reader) (*History, error) {
+	h := &History{}
+	gaps := false
+	err := Scan(r, func(lineNo int, op *Op) error {
+		if !gaps && lineNo != len(h.Ops)+1 {
+			gaps = true
+			h.Lines = make([]int, len(h.Ops), cap(h.Ops))
+			for i := range h.Lines {
+				h.Lines[i] = i + 1
+			}
+		}
+		h.Ops = append(h.Ops, *op)
+		if gaps {
+			h.Lines = append(h.Lines, lineNo)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Scan reads a history as Parse does, strictly, but hands each operation
+// to fn with its 1-based line instead of keeping it, so that a reader
+// that keeps less (the checker's columns) holds no operation in memory.
+// op is only valid during the call. An error from fn stops the scan and
+// is returned as it is.
+func Scan(r io.Reader, fn func(line int, op *Op) error) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	p := &parser{
 		intern:  map[string]string{},
 		written: map[string]int{},
 	}
-	h := &History{}
 	var long []byte
 	lineNo := 0
-	gaps := false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -340,7 +366,7 @@ func Parse(r io.Reader) (*History, error) {
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("history: reading line %d: %w", lineNo+1, err)
+			return fmt.Errorf("history: reading line %d: %w", lineNo+1, err)
 		}
 		if len(line) == 0 && err == io.EOF {
 			break
@@ -349,25 +375,17 @@ func Parse(r io.Reader) (*History, error) {
 		if !isBlank(line) {
 			op, perr := p.parseLine(line, lineNo)
 			if perr != nil {
-				return nil, &FormatError{Line: lineNo, Msg: perr.Error()}
+				return &FormatError{Line: lineNo, Msg: perr.Error()}
 			}
-			if !gaps && lineNo != len(h.Ops)+1 {
-				gaps = true
-				h.Lines = make([]int, len(h.Ops), cap(h.Ops))
-				for i := range h.Lines {
-					h.Lines[i] = i + 1
-				}
-			}
-			h.Ops = append(h.Ops, op)
-			if gaps {
-				h.Lines = append(h.Lines, lineNo)
+			if ferr := fn(lineNo, &op); ferr != nil {
+				return ferr
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 	}
-	return h, nil
+	return nil
 }
 
 func isBlank(b []byte) bool {
