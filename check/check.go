@@ -175,12 +175,19 @@ func CheckReader(r io.Reader, opt Options) (Result, error) {
 	return checkTable(t, opt), nil
 }
 
+// afterRunHook, when set (by a benchmark), is called once the checker has
+// run, while the table and the checker's state are still held.
+var afterRunHook func()
+
 func checkTable(t *table, opt Options) Result {
 	if opt.MaxViolations <= 0 {
 		opt.MaxViolations = 10
 	}
 	c := newChecker(t)
 	c.run()
+	if afterRunHook != nil {
+		afterRunHook()
+	}
 	res := Result{Operations: t.n, Total: len(c.recs)}
 	res.OK = res.Total == 0
 	if res.OK {

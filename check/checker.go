@@ -489,6 +489,13 @@ func (c *checker) read(v int32, row []uint32) {
 			}
 			// Last write of this session to the key within the past.
 			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
+			// The common case, decided from w1's clock alone (no lookup
+			// of w2's node, which is far away in a large history): w2,
+			// a chain write of session gr.sess at position ws[j].idx, is
+			// w1 itself or in w1's causal past.
+			if w1 >= 0 && (ws[j].node == w1 || c.vcAt(w1, gr.sess) >= ws[j].idx) {
+				continue
+			}
 			if consider(ws[j].node) {
 				break
 			}

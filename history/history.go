@@ -790,21 +790,21 @@ func (p *parser) number(name string) (float64, error) {
 		}
 		return n
 	}
-	bad := fmt.Errorf("%s: want a number", name)
+	bad := func() error { return fmt.Errorf("%s: want a number", name) }
 	if p.pos < len(p.b) && p.b[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return 0, bad
+		return 0, bad()
 	}
 	if p.eat('.') && digits() == 0 {
-		return 0, bad
+		return 0, bad()
 	}
 	if p.eat('e') || p.eat('E') {
 		if !p.eat('+') {
 			p.eat('-')
 		}
 		if digits() == 0 {
-			return 0, bad
+			return 0, bad()
 		}
 	}
 	f, err := strconv.ParseFloat(string(p.b[start:p.pos]), 64)
