@@ -45,6 +45,10 @@ type table struct {
 	sessNames, dcNames, keyNames, values []string
 	sessID, dcID, keyID, valID           map[string]int32
 	dels                                 map[string]bool // values (tombstone IDs) written by dels
+	// firstWrite, when not nil, is the line of each value's first write
+	// (0: none yet), to refuse a value written twice as history.Parse
+	// does (scanTable reads without the parser's check).
+	firstWrite []int32
 }
 
 func newTable() *table {
@@ -57,7 +61,7 @@ func tableOf(h *history.History) *table {
 	t := newTable()
 	t.grow(len(h.Ops))
 	for i := range h.Ops {
-		t.add(h.Line(i), &h.Ops[i])
+		_ = t.add(h.Line(i), &h.Ops[i]) // firstWrite is nil: no error
 	}
 	return t
 }
@@ -65,9 +69,9 @@ func tableOf(h *history.History) *table {
 // scanTable reads a history (history.Scan) straight into a table.
 func scanTable(r io.Reader) (*table, error) {
 	t := newTable()
-	err := history.Scan(r, func(line int, op *history.Op) error {
-		t.add(line, op)
-		return nil
+	t.firstWrite = []int32{}
+	err := history.ScanValuesUnchecked(r, func(line int, op *history.Op) error {
+		return t.add(line, op)
 	})
 	if err != nil {
 		return nil, err
@@ -102,8 +106,25 @@ func (t *table) valOf(p *string) int32 {
 	return intern(t.valID, &t.values, *p)
 }
 
-// add appends the operation on line line.
-func (t *table) add(line int, op *history.Op) {
+// claim records that line writes value ID id; with firstWrite kept it
+// refuses a value written before.
+func (t *table) claim(line int, id int32) error {
+	if t.firstWrite == nil {
+		return nil
+	}
+	for int(id) >= len(t.firstWrite) {
+		t.firstWrite = append(t.firstWrite, 0)
+	}
+	if first := t.firstWrite[id]; first != 0 {
+		return &history.FormatError{Line: line, Msg: history.ErrValueWrittenTwice(t.values[id], int(first), line)}
+	}
+	t.firstWrite[id] = int32(line)
+	return nil
+}
+
+// add appends the operation on line line; with firstWrite kept, a value
+// written twice is a *history.FormatError.
+func (t *table) add(line int, op *history.Op) error {
 	i := t.n
 	t.n++
 	if t.lines == nil && line != i+1 {
@@ -133,6 +154,11 @@ func (t *table) add(line int, op *history.Op) {
 		if op.Op == history.Del && op.Value != nil {
 			t.dels[*op.Value] = true
 		}
+		if op.Op != history.Get && val >= 0 {
+			if err := t.claim(line, val); err != nil {
+				return err
+			}
+		}
 	case history.ReadTxn, history.WriteTxn:
 		k = opReadTxn
 		names := make([]string, 0, max(len(op.Reads), len(op.Writes)))
@@ -154,6 +180,9 @@ func (t *table) add(line int, op *history.Op) {
 			} else {
 				w := op.Writes[n]
 				e.val = t.valOf(&w)
+				if err := t.claim(line, e.val); err != nil {
+					return err
+				}
 			}
 			t.tx = append(t.tx, e)
 		}
@@ -165,6 +194,7 @@ func (t *table) add(line int, op *history.Op) {
 	t.kind = append(t.kind, k)
 	t.key = append(t.key, key)
 	t.val = append(t.val, val)
+	return nil
 }
 
 // line returns the 1-based line of operation v.

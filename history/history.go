@@ -348,10 +348,32 @@ func Parse(r io.Reader) (*History, error) {
 // op is only valid during the call. An error from fn stops the scan and
 // is returned as it is.
 func Scan(r io.Reader, fn func(line int, op *Op) error) error {
+	return scan(r, fn, true)
+}
+
+// ScanValuesUnchecked is Scan without the check that no value is written
+// twice, for a caller that keeps its own table of values and checks it
+// there (the checker does, with ErrValueWrittenTwice's words), so that a
+// large history is not held in two maps of values.
+func ScanValuesUnchecked(r io.Reader, fn func(line int, op *Op) error) error {
+	return scan(r, fn, false)
+}
+
+// ErrValueWrittenTwice is the FormatError message of a value written by
+// two writes, first on line first (the same line: twice in one
+// write_txn).
+func ErrValueWrittenTwice(value string, first, line int) string {
+	if first == line {
+		return fmt.Sprintf("value %q written twice in one write_txn", value)
+	}
+	return fmt.Sprintf("value %q written twice (first on line %d)", value, first)
+}
+
+func scan(r io.Reader, fn func(line int, op *Op) error, unique bool) error {
 	br := bufio.NewReaderSize(r, 256<<10)
-	p := &parser{
-		intern:  map[string]string{},
-		written: map[string]int{},
+	p := &parser{intern: map[string]string{}}
+	if unique {
+		p.written = map[string]int{}
 	}
 	var long []byte
 	lineNo := 0
@@ -402,7 +424,7 @@ type parser struct {
 	b       []byte
 	pos     int
 	intern  map[string]string // sessions, DCs, ops and keys
-	written map[string]int    // value -> line that wrote it
+	written map[string]int    // value -> line that wrote it; nil: not checked
 }
 
 // Field bits, to detect duplicates and missing fields.
@@ -573,12 +595,12 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 			strconv.FormatFloat(op.EndMs, 'g', -1, 64), strconv.FormatFloat(op.StartMs, 'g', -1, 64))
 	}
 	// Unique write values, across puts, dels and write_txns.
+	if p.written == nil {
+		return nil // the caller checks unique values (ScanValuesUnchecked)
+	}
 	claim := func(v string) error {
 		if first, ok := p.written[v]; ok {
-			if first == lineNo {
-				return fmt.Errorf("value %q written twice in one write_txn", v)
-			}
-			return fmt.Errorf("value %q written twice (first on line %d)", v, first)
+			return errors.New(ErrValueWrittenTwice(v, first, lineNo))
 		}
 		p.written[v] = lineNo
 		return nil
