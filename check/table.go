@@ -222,11 +222,6 @@ func (t *table) value(id int32) *string {
 	return &t.values[id]
 }
 
-// opName is the history's name of v's kind.
-func (t *table) opName(v int32) string {
-	return [...]string{history.Get, history.Put, history.Del, history.ReadTxn, history.WriteTxn}[t.op(v)]
-}
-
 // txText renders transaction v's keys as {k=v, …} (at most 6, then "…
 // N more"), each value through f.
 func (t *table) txText(v int32, f func(*string) string) string {
