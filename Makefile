@@ -36,9 +36,20 @@ SEEDS ?= 200
 seeds-long:
 	CAUSEWAY_SEEDS=$(SEEDS) $(GO) test -count=1 -timeout 180m -tags causeway_invariants -v -run 'ZoneFaults' ./bench/
 
-## bench: the Go benchmarks (simulator events/s, checker ops/s, storage).
+## bench: the Go benchmarks (storage, workload, checker at 1M), then the
+## simulator's and the checker's figures, each printed last as a ratio to
+## its reference measured in the same run, so that a regression shows on a
+## shared machine: ratio-to-noop is the simulator's messages per
+## CPU-second (cops, the demo's configuration) over the no-op relay's on
+## the same topology; ratio-4M/100k is the checker's CPU per operation at
+## 4M operations over that at 100k (linear: 1), beside its bytes per
+## operation held at 4M. docs/performance.md has the figures and targets.
+RATIOS = 'BenchmarkSimulator$$|BenchmarkCheckScaling$$'
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench . -skip $(RATIOS) -benchtime 3x ./...
+	@out=$$(mktemp) && $(GO) test -run '^$$' -bench $(RATIOS) -benchtime 1x ./bench/ ./check/ > $$out; rc=$$?; \
+		awk '{print} /^Benchmark/ {for (i = 3; i < NF; i++) if ($$(i+1) ~ /^(ratio|bytes\/op@|msgs\/op$$)/) r = r sprintf("  %-26s %-16s %s\n", $$1, $$(i+1), $$i)} END {printf "ratios to references:\n%s", r}' $$out; \
+		rm -f $$out; exit $$rc
 
 ## build: the causeway binary into ./bin.
 build:

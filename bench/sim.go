@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/causeway/causeway/check"
@@ -97,8 +97,17 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var histBuf bytes.Buffer
-	hw := history.NewWriter(&histBuf)
+	// The history streams to a temporary file, not memory, and the checker
+	// reads it back in one pass (check.CheckReader).
+	histFile, err := os.CreateTemp("", "causeway-history-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("bench: history file: %w", err)
+	}
+	defer func() {
+		histFile.Close()
+		os.Remove(histFile.Name())
+	}()
+	hw := history.NewWriter(histFile)
 	dcs := spec.Topology.DCNames()
 	stopped := false
 	var interval time.Duration
@@ -192,15 +201,21 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults
 	if spec.History != nil {
-		if _, err := spec.History.Write(histBuf.Bytes()); err != nil {
+		if _, err := histFile.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if _, err := io.Copy(spec.History, histFile); err != nil {
 			return nil, err
 		}
 	}
-	h, err := history.Parse(bytes.NewReader(histBuf.Bytes()))
+	if _, err := histFile.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	cr, err := check.CheckReader(histFile, check.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("bench: the recorded history does not parse (a bug): %w", err)
 	}
-	res.Check = checkRun(h, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
+	res.Check = checkResult(cr, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
 	res.Check.addQuiescence(Quiescence(unquiescent, quiet))
 	return res, nil
 }
@@ -215,7 +230,12 @@ func (spec SimSpec) loaded() *protocol.Dataset {
 
 // checkRun runs the checker and adds the runtime's divergence findings.
 func checkRun(h *history.History, divergent []check.Violation) CheckResult {
-	cr := check.Check(h, check.Options{})
+	return checkResult(check.Check(h, check.Options{}), divergent)
+}
+
+// checkResult adds the runtime's divergence findings to the checker's
+// result.
+func checkResult(cr check.Result, divergent []check.Violation) CheckResult {
 	converged := len(divergent) == 0
 	out := CheckResult{OK: cr.OK && converged, Operations: cr.Operations, Total: cr.Total,
 		Violations: cr.Violations, Converged: &converged}

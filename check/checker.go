@@ -3,8 +3,6 @@ package check
 import (
 	"slices"
 	"sort"
-
-	"github.com/causeway/causeway/history"
 )
 
 // Rule codes, in the order violations of one operation are listed.
@@ -67,7 +65,7 @@ type rec struct {
 }
 
 type checker struct {
-	h *history.History
+	t *table
 	n int
 
 	// per node
@@ -78,7 +76,7 @@ type checker struct {
 	snapOf  []int32
 	topo    []int32 // position in the topological order
 
-	sessNames []string
+	sessNames []string // the table's, as are sess, keyNames, keyID and dels
 	chains    [][]int32
 	keyNames  []string
 	keyID     map[string]int32
@@ -112,18 +110,9 @@ type checker struct {
 	fig *figure // collects the violation being explained, or nil
 }
 
-func newChecker(h *history.History) *checker {
-	return &checker{h: h, n: len(h.Ops), keyID: map[string]int32{}, dels: map[string]bool{}}
-}
-
-func (c *checker) key(k string) int32 {
-	id, ok := c.keyID[k]
-	if !ok {
-		id = int32(len(c.keyNames))
-		c.keyID[k] = id
-		c.keyNames = append(c.keyNames, k)
-	}
-	return id
+func newChecker(t *table) *checker {
+	return &checker{t: t, n: t.n, sess: t.sess, sessNames: t.sessNames, keyNames: t.keyNames,
+		keyID: t.keyID, dels: t.dels}
 }
 
 func (c *checker) run() {
@@ -141,45 +130,29 @@ func (c *checker) run() {
 // read from, decides which failed writes count, and lays out the chains.
 func (c *checker) build() {
 	n := c.n
-	ops := c.h.Ops
+	t := c.t
 	c.kind = make([]uint8, n)
-	c.sess = make([]int32, n)
 	c.idx = make([]uint32, n)
 	c.itemOff = make([]int32, n+1)
 
-	type wref struct {
-		node int32
-		key  int32
+	// The first writer of each value and the key it wrote.
+	wNode := make([]int32, len(t.values))
+	wKey := make([]int32, len(t.values))
+	for i := range wNode {
+		wNode[i] = -1
 	}
-	writer := make(map[string]wref, n/2)
-	sessID := map[string]int32{}
-	nWrites := 0
-	for i := range ops {
-		op := &ops[i]
-		s, ok := sessID[op.Session]
-		if !ok {
-			s = int32(len(c.sessNames))
-			sessID[op.Session] = s
-			c.sessNames = append(c.sessNames, op.Session)
+	claim := func(v, key, val int32) {
+		if val >= 0 && wNode[val] < 0 {
+			wNode[val], wKey[val] = v, key
 		}
-		c.sess[i] = s
-		switch op.Op {
-		case history.Put, history.Del:
-			if op.Op == history.Del && op.Value != nil {
-				c.dels[*op.Value] = true
-			}
-			if op.Value != nil {
-				if _, dup := writer[*op.Value]; !dup {
-					writer[*op.Value] = wref{int32(i), c.key(op.Key)}
-				}
-				nWrites++
-			}
-		case history.WriteTxn:
-			for k, v := range op.Writes {
-				if _, dup := writer[v]; !dup {
-					writer[v] = wref{int32(i), c.key(k)}
-				}
-				nWrites++
+	}
+	for i := range int32(n) {
+		switch t.op(i) {
+		case opPut, opDel:
+			claim(i, t.key[i], t.val[i])
+		case opWriteTxn:
+			for _, e := range t.txOf(i) {
+				claim(i, e.key, e.val)
 			}
 		}
 	}
@@ -187,55 +160,45 @@ func (c *checker) build() {
 
 	// Reads, in node order; a read_txn's keys sorted by name.
 	readCount := make(map[int32]int32) // failed write -> successful reads of it
-	var keys []string
-	for i := range ops {
-		op := &ops[i]
-		c.itemOff[i] = int32(len(c.items))
-		if op.Failed() || !op.IsRead() {
-			continue
-		}
-		add := func(k string, v *string) {
-			kid := c.key(k)
-			it := item{node: int32(i), key: kid, src: srcNull}
-			if v != nil {
-				w, ok := writer[*v]
-				if ok && w.key == kid {
-					it.src = w.node
-					if ops[w.node].Failed() {
-						readCount[w.node]++
-					}
-				} else {
-					it.src = srcThinAir
+	add := func(i, kid, val int32) {
+		it := item{node: i, key: kid, src: srcNull}
+		if val >= 0 {
+			if w := wNode[val]; w >= 0 && wKey[val] == kid {
+				it.src = w
+				if t.failed(w) {
+					readCount[w]++
 				}
+			} else {
+				it.src = srcThinAir
 			}
-			c.items = append(c.items, it)
 		}
-		if op.Op == history.Get {
-			add(op.Key, op.Value)
+		c.items = append(c.items, it)
+	}
+	for i := range int32(n) {
+		c.itemOff[i] = int32(len(c.items))
+		if t.failed(i) || !t.isRead(i) {
 			continue
 		}
-		keys = keys[:0]
-		for k := range op.Reads {
-			keys = append(keys, k)
+		if t.op(i) == opGet {
+			add(i, t.key[i], t.val[i])
+			continue
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			add(k, op.Reads[k])
+		for _, e := range t.txOf(i) {
+			add(i, e.key, e.val)
 		}
 	}
 	c.itemOff[n] = int32(len(c.items))
 
 	// Chains.
 	c.chains = make([][]int32, c.S)
-	for i := range ops {
-		op := &ops[i]
+	for i := range int32(n) {
 		s := c.sess[i]
 		switch {
-		case !op.Failed():
+		case !t.failed(i):
 			c.kind[i] = kChain
-			c.chains[s] = append(c.chains[s], int32(i))
+			c.chains[s] = append(c.chains[s], i)
 			c.idx[i] = uint32(len(c.chains[s]))
-		case op.IsWrite() && readCount[int32(i)] > 0:
+		case t.isWrite(i) && readCount[i] > 0:
 			c.kind[i] = kFailed
 			c.idx[i] = uint32(len(c.chains[s]))
 		}
@@ -247,23 +210,22 @@ func (c *checker) build() {
 	cnt := make([]int32, K+1)
 	c.failedBy = map[int32][]int32{}
 	forWrites := func(v int32, f func(k int32)) {
-		op := &ops[v]
-		if op.Op == history.Put || op.Op == history.Del {
-			f(c.keyID[op.Key])
+		if t.op(v) != opWriteTxn {
+			f(t.key[v])
 			return
 		}
-		for k := range op.Writes {
-			f(c.keyID[k])
+		for _, e := range t.txOf(v) {
+			f(e.key)
 		}
 	}
-	for i := range ops {
+	for i := range int32(n) {
 		switch c.kind[i] {
 		case kChain:
-			if ops[i].IsWrite() {
-				forWrites(int32(i), func(k int32) { cnt[k+1]++ })
+			if t.isWrite(i) {
+				forWrites(i, func(k int32) { cnt[k+1]++ })
 			}
 		case kFailed:
-			forWrites(int32(i), func(k int32) { c.failedBy[k] = append(c.failedBy[k], int32(i)) })
+			forWrites(i, func(k int32) { c.failedBy[k] = append(c.failedBy[k], i) })
 		}
 	}
 	for k := 1; k <= K; k++ {
@@ -278,7 +240,7 @@ func (c *checker) build() {
 	groupsPerKey := make([]int32, K+1)
 	for s := range c.chains {
 		for _, v := range c.chains[s] {
-			if !ops[v].IsWrite() {
+			if !t.isWrite(v) {
 				continue
 			}
 			forWrites(v, func(k int32) {
@@ -422,7 +384,6 @@ func (c *checker) clocks() {
 	}
 	// Snapshot 0: the empty clock, for failed writes before any chain op.
 	c.snaps = make([]uint32, S, S*1024)
-	ops := c.h.Ops
 	g := c.g1
 	c.topo = make([]int32, c.n)
 	pos := int32(0)
@@ -441,7 +402,7 @@ func (c *checker) clocks() {
 		s := c.sess[v]
 		row := c.cur[int(s)*S : int(s+1)*S]
 		row[s] = c.idx[v]
-		if ops[v].IsRead() {
+		if c.t.isRead(v) {
 			c.read(v, row)
 		} else {
 			c.snapOf[v] = c.snapshot(s)
@@ -528,6 +489,13 @@ func (c *checker) read(v int32, row []uint32) {
 			}
 			// Last write of this session to the key within the past.
 			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
+			// The common case, decided from w1's clock alone (no lookup
+			// of w2's node, which is far away in a large history): w2,
+			// a chain write of session gr.sess at position ws[j].idx, is
+			// w1 itself or in w1's causal past.
+			if w1 >= 0 && (ws[j].node == w1 || c.vcAt(w1, gr.sess) >= ws[j].idx) {
+				continue
+			}
 			if consider(ws[j].node) {
 				break
 			}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/causeway/causeway/history"
 )
 
 // Explanations name sessions, keys, values and 1-based line numbers, and
@@ -14,7 +12,7 @@ import (
 // Consecutive operations of one session are joined by session order, and
 // "; session b read ..." is a reads-from hop.
 
-func (c *checker) line(v int32) int { return c.h.Line(int(v)) }
+func (c *checker) line(v int32) int { return c.t.line(v) }
 
 func val(p *string) string {
 	if p == nil {
@@ -33,16 +31,13 @@ func (c *checker) valText(p *string) string {
 
 // valueOf returns the value node v read or wrote for key k.
 func (c *checker) valueOf(v int32, k int32) *string {
-	op := &c.h.Ops[v]
-	name := c.keyNames[k]
-	switch op.Op {
-	case history.Get, history.Put, history.Del:
-		return op.Value
-	case history.ReadTxn:
-		return op.Reads[name]
-	case history.WriteTxn:
-		if s, ok := op.Writes[name]; ok {
-			return &s
+	t := c.t
+	if !t.isTxn(v) {
+		return t.value(t.val[v])
+	}
+	for _, e := range t.txOf(v) {
+		if e.key == k {
+			return t.value(e.val)
 		}
 	}
 	return nil
@@ -54,7 +49,7 @@ func (c *checker) kv(v int32, k int32) string {
 
 // lineNote is " (line N)" or " (line N, failed)".
 func (c *checker) lineNote(v int32) string {
-	if c.h.Ops[v].Failed() {
+	if c.t.failed(v) {
 		return fmt.Sprintf(" (line %d, failed)", c.line(v))
 	}
 	return fmt.Sprintf(" (line %d)", c.line(v))
@@ -70,61 +65,42 @@ func (c *checker) opText(v int32, k int32) string {
 
 // opVerb is opText without the line.
 func (c *checker) opVerb(v int32, k int32) string {
-	op := &c.h.Ops[v]
+	t := c.t
 	var s string
-	switch op.Op {
-	case history.Get:
-		s = "read " + op.Key + "=" + c.valText(op.Value)
-	case history.Put:
-		s = "put " + op.Key + "=" + val(op.Value)
-	case history.Del:
-		s = "deleted " + op.Key + " (tombstone " + val(op.Value) + ")"
-	case history.ReadTxn:
+	switch t.op(v) {
+	case opGet:
+		s = "read " + c.keyNames[t.key[v]] + "=" + c.valText(t.value(t.val[v]))
+	case opPut:
+		s = "put " + c.keyNames[t.key[v]] + "=" + val(t.value(t.val[v]))
+	case opDel:
+		s = "deleted " + c.keyNames[t.key[v]] + " (tombstone " + val(t.value(t.val[v])) + ")"
+	case opReadTxn:
 		if k >= 0 {
 			s = "read " + c.kv(v, k) + " in a read_txn"
 		} else {
-			s = "ran read_txn " + mapText(op.Reads, c.valText)
+			s = "ran read_txn " + t.txText(v, c.valText)
 		}
-	case history.WriteTxn:
+	case opWriteTxn:
 		if k >= 0 {
 			s = "wrote " + c.kv(v, k) + " in a write_txn"
 		} else {
-			s = "ran write_txn " + mapText(op.Writes, func(s string) string { return s })
+			s = "ran write_txn " + t.txText(v, val)
 		}
 	}
 	return s
 }
 
-func mapText[V any](m map[string]V, f func(V) string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	const max = 6
-	var parts []string
-	for i, k := range keys {
-		if i == max {
-			parts = append(parts, fmt.Sprintf("… %d more", len(keys)-max))
-			break
-		}
-		parts = append(parts, k+"="+f(m[k]))
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
 // writeText describes a write of key k: "x=1 (put by session a, line 3)".
 func (c *checker) writeText(w int32, k int32) string {
-	op := &c.h.Ops[w]
 	how := "put"
-	switch op.Op {
-	case history.WriteTxn:
+	switch c.t.op(w) {
+	case opWriteTxn:
 		how = "written in a write_txn"
-	case history.Del:
+	case opDel:
 		how = "deleted"
 	}
 	failed := ""
-	if op.Failed() {
+	if c.t.failed(w) {
 		failed = ", failed"
 	}
 	return fmt.Sprintf("%s (%s by session %s, line %d%s)", c.kv(w, k), how, c.sessNames[c.sess[w]], c.line(w), failed)
@@ -156,10 +132,10 @@ func (c *checker) chain(start int32, steps []step, pins map[int32]int32, used ma
 	}
 	focus := func(i int) int32 {
 		v := nodes[i]
-		if k, ok := pins[v]; ok && (i == 0 || i == len(nodes)-1 || !c.h.Ops[v].IsRead() || !(labs[i] >= 0)) {
+		if k, ok := pins[v]; ok && (i == 0 || i == len(nodes)-1 || !c.t.isRead(v) || !(labs[i] >= 0)) {
 			return k
 		}
-		if c.h.Ops[v].IsRead() {
+		if c.t.isRead(v) {
 			if labs[i] >= 0 {
 				return c.items[labs[i]].key
 			}
@@ -248,25 +224,32 @@ func (c *checker) explainThinAir(r *rec) Violation {
 	c.fig.event(v, it.key)
 	c.fig.violating(v)
 	// Was it written to another key?
-	for i := range c.h.Ops {
-		op := &c.h.Ops[i]
-		if (op.Op == history.Put || op.Op == history.Del) && op.Value != nil && *op.Value == value {
-			verb := "put to"
-			if op.Op == history.Del {
-				verb = "a tombstone of"
-			}
-			why = fmt.Sprintf("that value was %s key %s, not %s (line %d)", verb, op.Key, c.keyNames[it.key], c.line(int32(i)))
-			used[int32(i)] = true
-			c.fig.note(int32(i), -1, "wrote it to another key")
+	t := c.t
+	vid, read := t.valID[value]
+	for i := range int32(t.n) {
+		if !read {
 			break
 		}
-		if op.Op == history.WriteTxn {
+		if !t.isWrite(i) {
+			continue
+		}
+		if !t.isTxn(i) && t.val[i] == vid {
+			verb := "put to"
+			if t.op(i) == opDel {
+				verb = "a tombstone of"
+			}
+			why = fmt.Sprintf("that value was %s key %s, not %s (line %d)", verb, c.keyNames[t.key[i]], c.keyNames[it.key], c.line(i))
+			used[i] = true
+			c.fig.note(i, -1, "wrote it to another key")
+			break
+		}
+		if t.op(i) == opWriteTxn {
 			found := false
-			for k, w := range op.Writes {
-				if w == value {
-					why = fmt.Sprintf("that value was written to key %s, not %s (write_txn, line %d)", k, c.keyNames[it.key], c.line(int32(i)))
-					used[int32(i)] = true
-					c.fig.note(int32(i), c.keyID[k], "wrote it to another key")
+			for _, e := range t.txOf(i) {
+				if e.val == vid {
+					why = fmt.Sprintf("that value was written to key %s, not %s (write_txn, line %d)", c.keyNames[e.key], c.keyNames[it.key], c.line(i))
+					used[i] = true
+					c.fig.note(i, e.key, "wrote it to another key")
 					found = true
 				}
 			}

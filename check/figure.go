@@ -80,14 +80,13 @@ func (f *figure) event(v int32, k int32) {
 		return
 	}
 	c := f.c
-	op := &c.h.Ops[v]
 	f.at[v] = len(f.events)
 	f.events = append(f.events, Event{
 		Line:    c.line(v),
 		Session: c.sessNames[c.sess[v]],
-		DC:      op.DC,
+		DC:      c.t.dcNames[c.t.dc[v]],
 		Text:    c.opVerb(v, k),
-		Failed:  op.Failed(),
+		Failed:  c.t.failed(v),
 	})
 }
 

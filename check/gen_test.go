@@ -14,6 +14,14 @@ import (
 // causal+ by construction. A few puts fail (half of them take effect
 // anyway) and a few gets fail.
 func genSC(n, sessions, keys int, seed uint64) *history.History {
+	ops := make([]history.Op, 0, n)
+	genSCEach(n, sessions, keys, seed, func(op history.Op) { ops = append(ops, op) })
+	return &history.History{Ops: ops}
+}
+
+// genSCEach is genSC handing each operation to emit instead of keeping
+// it, so that a large history can be streamed to a file.
+func genSCEach(n, sessions, keys int, seed uint64, emit func(history.Op)) {
 	rng := rand.New(rand.NewPCG(seed, 42))
 	store := make([]*string, keys)
 	keyNames := make([]string, keys)
@@ -27,7 +35,6 @@ func genSC(n, sessions, keys int, seed uint64) *history.History {
 	}
 	dcs := []string{"dc0", "dc1", "dc2", "dc3"}
 	no := false
-	ops := make([]history.Op, 0, n)
 	t := 0.0
 	newVal := func(s int) string {
 		counter[s]++
@@ -73,9 +80,8 @@ func genSC(n, sessions, keys int, seed uint64) *history.History {
 				store[k] = &v
 			}
 		}
-		ops = append(ops, op)
+		emit(op)
 	}
-	return &history.History{Ops: ops}
 }
 
 func TestGeneratedHistory(t *testing.T) {

@@ -320,15 +320,63 @@ func (e *FormatError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 // two writes, puts, dels or write_txns, failed or not) is a *FormatError naming
 // the line. Empty lines are skipped; lines may be several megabytes long.
 func Parse(r io.Reader) (*History, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	p := &parser{
-		intern:  map[string]string{},
-		written: map[string]int{},
-	}
 	h := &History{}
+	gaps := false
+	err := Scan(r, func(lineNo int, op *Op) error {
+		if !gaps && lineNo != len(h.Ops)+1 {
+			gaps = true
+			h.Lines = make([]int, len(h.Ops), cap(h.Ops))
+			for i := range h.Lines {
+				h.Lines[i] = i + 1
+			}
+		}
+		h.Ops = append(h.Ops, *op)
+		if gaps {
+			h.Lines = append(h.Lines, lineNo)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Scan reads a history as Parse does, strictly, but hands each operation
+// to fn with its 1-based line instead of keeping it, so that a reader
+// that keeps less (the checker's columns) holds no operation in memory.
+// op is only valid during the call. An error from fn stops the scan and
+// is returned as it is.
+func Scan(r io.Reader, fn func(line int, op *Op) error) error {
+	return scan(r, fn, true)
+}
+
+// ScanValuesUnchecked is Scan without the check that no value is written
+// twice, for a caller that keeps its own table of values and checks it
+// there (the checker does, with ErrValueWrittenTwice's words), so that a
+// large history is not held in two maps of values.
+func ScanValuesUnchecked(r io.Reader, fn func(line int, op *Op) error) error {
+	return scan(r, fn, false)
+}
+
+// ErrValueWrittenTwice is the FormatError message of a value written by
+// two writes, first on line first (the same line: twice in one
+// write_txn).
+func ErrValueWrittenTwice(value string, first, line int) string {
+	if first == line {
+		return fmt.Sprintf("value %q written twice in one write_txn", value)
+	}
+	return fmt.Sprintf("value %q written twice (first on line %d)", value, first)
+}
+
+func scan(r io.Reader, fn func(line int, op *Op) error, unique bool) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	p := &parser{intern: map[string]string{}}
+	if unique {
+		p.written = map[string]int{}
+	}
 	var long []byte
 	lineNo := 0
-	gaps := false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -340,7 +388,7 @@ func Parse(r io.Reader) (*History, error) {
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("history: reading line %d: %w", lineNo+1, err)
+			return fmt.Errorf("history: reading line %d: %w", lineNo+1, err)
 		}
 		if len(line) == 0 && err == io.EOF {
 			break
@@ -349,25 +397,17 @@ func Parse(r io.Reader) (*History, error) {
 		if !isBlank(line) {
 			op, perr := p.parseLine(line, lineNo)
 			if perr != nil {
-				return nil, &FormatError{Line: lineNo, Msg: perr.Error()}
+				return &FormatError{Line: lineNo, Msg: perr.Error()}
 			}
-			if !gaps && lineNo != len(h.Ops)+1 {
-				gaps = true
-				h.Lines = make([]int, len(h.Ops), cap(h.Ops))
-				for i := range h.Lines {
-					h.Lines[i] = i + 1
-				}
-			}
-			h.Ops = append(h.Ops, op)
-			if gaps {
-				h.Lines = append(h.Lines, lineNo)
+			if ferr := fn(lineNo, &op); ferr != nil {
+				return ferr
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 	}
-	return h, nil
+	return nil
 }
 
 func isBlank(b []byte) bool {
@@ -384,7 +424,7 @@ type parser struct {
 	b       []byte
 	pos     int
 	intern  map[string]string // sessions, DCs, ops and keys
-	written map[string]int    // value -> line that wrote it
+	written map[string]int    // value -> line that wrote it; nil: not checked
 }
 
 // Field bits, to detect duplicates and missing fields.
@@ -555,12 +595,12 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 			strconv.FormatFloat(op.EndMs, 'g', -1, 64), strconv.FormatFloat(op.StartMs, 'g', -1, 64))
 	}
 	// Unique write values, across puts, dels and write_txns.
+	if p.written == nil {
+		return nil // the caller checks unique values (ScanValuesUnchecked)
+	}
 	claim := func(v string) error {
 		if first, ok := p.written[v]; ok {
-			if first == lineNo {
-				return fmt.Errorf("value %q written twice in one write_txn", v)
-			}
-			return fmt.Errorf("value %q written twice (first on line %d)", v, first)
+			return errors.New(ErrValueWrittenTwice(v, first, lineNo))
 		}
 		p.written[v] = lineNo
 		return nil
@@ -772,21 +812,21 @@ func (p *parser) number(name string) (float64, error) {
 		}
 		return n
 	}
-	bad := fmt.Errorf("%s: want a number", name)
+	bad := func() error { return fmt.Errorf("%s: want a number", name) }
 	if p.pos < len(p.b) && p.b[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return 0, bad
+		return 0, bad()
 	}
 	if p.eat('.') && digits() == 0 {
-		return 0, bad
+		return 0, bad()
 	}
 	if p.eat('e') || p.eat('E') {
 		if !p.eat('+') {
 			p.eat('-')
 		}
 		if digits() == 0 {
-			return 0, bad
+			return 0, bad()
 		}
 	}
 	f, err := strconv.ParseFloat(string(p.b[start:p.pos]), 64)

@@ -1,9 +1,11 @@
 // Package wire is Causeway's message codec. Every protocol message is a
 // protobuf message; on the wire it travels as a google.protobuf.Any so that
-// the receiver can decode it without knowing its type in advance. Both
-// runtimes encode every message they send and decode it on delivery, so
-// the codec is exercised on every simulated run and nothing is shared
-// between nodes by aliasing.
+// the receiver can decode it without knowing its type in advance. The live
+// runtimes encode every message they send and decode it on delivery; the
+// simulator copies messages instead (proto.Clone keeps what the wire
+// keeps) and counts framed bytes with FrameSize, unless its
+// WireRoundTrip option asks for the codec, which the protocols' scenario
+// tests do.
 //
 // The .proto sources live under proto/; the generated Go code is committed
 // (make proto regenerates it).
@@ -12,6 +14,7 @@ package wire
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
@@ -50,4 +53,20 @@ func Decode(b []byte) (proto.Message, error) {
 		return nil, fmt.Errorf("wire: frame of type %q: %w", a.GetTypeUrl(), err)
 	}
 	return m, nil
+}
+
+// typeURLPrefix is the prefix anypb gives every type URL.
+const typeURLPrefix = "type.googleapis.com/"
+
+// FrameSize returns len(Encode(m)) without encoding m, given payload =
+// proto.Size(m): the Any's type URL field plus, for a non-empty payload,
+// its value field. The simulator counts framed bytes with it instead of
+// encoding every message.
+func FrameSize(m proto.Message, payload int) int {
+	url := len(typeURLPrefix) + len(m.ProtoReflect().Descriptor().FullName())
+	n := protowire.SizeTag(1) + protowire.SizeBytes(url)
+	if payload > 0 {
+		n += protowire.SizeTag(2) + protowire.SizeBytes(payload)
+	}
+	return n
 }

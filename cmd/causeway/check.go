@@ -51,7 +51,8 @@ numbers. The exit status is the same with or without --html.`,
 				return err
 			}
 			defer in.Close()
-			h, err := history.Parse(in)
+			// One streaming pass: the history is never held in memory.
+			res, err := check.CheckReader(in, check.Options{MaxViolations: maxViolations})
 			if err != nil {
 				var fe *history.FormatError
 				if errors.As(err, &fe) {
@@ -59,11 +60,10 @@ numbers. The exit status is the same with or without --html.`,
 				}
 				return &exitError{2, err}
 			}
-			if len(h.Ops) == 0 {
+			if res.Operations == 0 {
 				// A run cut short may leave an empty file; it proves nothing.
 				return usageErrorf("check: %s: no operations: an empty history is not evidence of consistency", args[0])
 			}
-			res := check.Check(h, check.Options{MaxViolations: maxViolations})
 			if htmlOut != "" {
 				if err := writeCheckHTML(htmlOut, args[0], res); err != nil {
 					var pe *fs.PathError

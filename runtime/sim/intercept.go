@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/wire"
 )
 
 // Message-level control for scenario drivers, in the spirit of etcd raft's
@@ -137,7 +136,9 @@ func (s *Sim) Held() []HeldMessage {
 func (s *Sim) Deliver(f Filter, n int) []HeldMessage {
 	out, events := s.take(f, n)
 	for _, e := range events {
-		s.arrive(e)
+		if !s.arrive(e) {
+			s.free(e)
+		}
 	}
 	return out
 }
@@ -146,8 +147,11 @@ func (s *Sim) Deliver(f Filter, n int) []HeldMessage {
 // 0), in the order they arrived, and returns them. They count as dropped
 // in Stats.
 func (s *Sim) Drop(f Filter, n int) []HeldMessage {
-	out, _ := s.take(f, n)
+	out, events := s.take(f, n)
 	s.stats.Dropped += int64(len(out))
+	for _, e := range events {
+		s.free(e)
+	}
 	return out
 }
 
@@ -183,10 +187,7 @@ func (s *Sim) maybeHold(e *event) bool {
 	if len(s.icpt.rules) == 0 {
 		return false
 	}
-	body, err := wire.Decode(e.frame)
-	if err != nil {
-		panic(fmt.Sprintf("sim: node %s got an undecodable frame from %s: %v", e.node.id, e.from, err))
-	}
+	body := e.body
 	kind := Kind(body)
 	for _, r := range s.icpt.rules {
 		if r.Matches(kind, e.from, e.node.id) {

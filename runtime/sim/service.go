@@ -10,17 +10,22 @@ import (
 	"github.com/causeway/causeway/wire"
 )
 
-// decode returns a delivered message's body, decoding its frame the first
-// time it is needed (to queue it by priority, or to hand it to the node).
-func (s *Sim) decode(n *simNode, e *event) proto.Message {
-	if e.body == nil {
-		body, err := wire.Decode(e.frame)
-		if err != nil {
-			panic(fmt.Sprintf("sim: node %s got an undecodable frame from %s: %v", n.id, e.from, err))
-		}
-		e.body = body
+// copyBody returns the copy of a message body its receiver gets: a clone,
+// or with Config.WireRoundTrip the body encoded and decoded by the wire
+// codec.
+func (s *Sim) copyBody(from *simNode, body proto.Message) proto.Message {
+	if !s.cfg.WireRoundTrip {
+		return proto.Clone(body)
 	}
-	return e.body
+	frame, err := wire.Encode(body)
+	if err != nil {
+		panic(fmt.Sprintf("sim: node %s: %v", from.id, err))
+	}
+	out, err := wire.Decode(frame)
+	if err != nil {
+		panic(fmt.Sprintf("sim: node %s sent an undecodable frame: %v", from.id, err))
+	}
+	return out
 }
 
 // priority is the class an input waits in at a busy node: the protocol's
@@ -29,29 +34,37 @@ func (s *Sim) priority(n *simNode, e *event) protocol.Priority {
 	if s.prio == nil || e.kind != evDeliver {
 		return protocol.PriorityHigh
 	}
-	return s.prio.Priority(s.decode(n, e))
+	return s.prio.Priority(e.body)
 }
 
 // cost is how long node n is busy with input e (see cost.go).
 func (s *Sim) cost(n *simNode, e *event) time.Duration {
 	var body proto.Message // nil: a timer
 	if e.kind == evDeliver {
-		body = s.decode(n, e)
+		body = e.body
 	}
 	return s.cfg.Cost.Cost(s.cfg.ServiceTime, n.service, body, e.size)
 }
 
 // countBytes counts a message handed to the network and returns its
 // payload size, the size wan_bytes and Observer.MessageSent report: the
-// protobuf encoding of body, without the wire codec's framing.
-func (s *Sim) countBytes(body proto.Message, frame []byte, wan bool) int {
+// protobuf encoding of body, without the wire codec's framing. A message
+// over the wire's frame limit is a bug of its sender, as it would be live.
+func (s *Sim) countBytes(from *simNode, body proto.Message, wan bool) int {
 	size := proto.Size(body)
+	frame := size
+	if wan || size > wire.MaxFrameBytes/2 {
+		frame = wire.FrameSize(body, size)
+		if frame > wire.MaxFrameBytes {
+			panic(fmt.Sprintf("sim: node %s: %T is %d bytes framed, over the wire's %d-byte limit", from.id, body, frame, wire.MaxFrameBytes))
+		}
+	}
 	if !wan {
 		return size
 	}
 	s.stats.WANMessages++
 	s.stats.WANBytes += int64(size)
-	s.stats.WANFrameBytes += int64(len(frame))
+	s.stats.WANFrameBytes += int64(frame)
 	if s.carrier != nil {
 		if v, ok := s.carrier.ReplicatedValue(body); ok {
 			s.stats.ReplicatedWrites++

@@ -11,8 +11,11 @@
 // uniform jitter in ±Jitter (wide-area links only), plus any congestion
 // delay of the fault schedule. Messages may be lost, duplicated or
 // reordered by faults and are dropped on cut links (partitions, symmetric or
-// one-way) and at crashed nodes. Every message is encoded with the wire
-// codec when sent and decoded on delivery.
+// one-way) and at crashed nodes. Every message is copied when sent
+// (proto.Clone, which keeps what the wire keeps: an empty bytes field
+// arrives as nil, as it would decoded), so nothing is shared between nodes
+// by aliasing; Config.WireRoundTrip encodes and decodes it with the wire
+// codec instead, as the live runtimes do.
 //
 // Nodes: every server node of the protocol, plus client sessions added with
 // AddSession. A server node may have a service time (Config.ServiceTime,
@@ -29,7 +32,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -43,7 +45,6 @@ import (
 	"github.com/causeway/causeway/runtime"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/wire"
 )
 
 // Config configures a simulation.
@@ -71,6 +72,11 @@ type Config struct {
 	// protocol.Dataset): the simulator's load phase, free of memory per
 	// key.
 	Loaded *protocol.Dataset
+	// WireRoundTrip, when set, encodes every message with the wire codec
+	// when it is sent and decodes it on delivery, as the live runtimes do,
+	// instead of copying it (about twice the cost of the copy; a run is
+	// the same either way, since both keep exactly what the wire keeps).
+	WireRoundTrip bool
 }
 
 // Stats counts what the network did.
@@ -101,8 +107,11 @@ const (
 	evWake
 	evFault
 	evCall
+	evOutput // a busy node's outputs, leaving when its service time is over
 )
 
+// event is one entry of the event queue. Events are recycled (Sim.free)
+// once handled, unless a node's service queue or a hold keeps them.
 type event struct {
 	at    time.Duration
 	seq   uint64
@@ -110,32 +119,13 @@ type event struct {
 	node  *simNode
 	inc   int // node incarnation the event belongs to
 	from  protocol.NodeID
-	frame []byte
 	size  int           // payload bytes of a delivered message
-	body  proto.Message // the decoded frame, once decoded
+	body  proto.Message // a delivered message: the receiver's own copy
 	token uint64
 	req   protocol.Request
 	fault faults.Event
 	call  func()
-}
-
-type eventQueue []*event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	return q[i].seq < q[j].seq
-}
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*q = old[:len(old)-1]
-	return e
+	ready protocol.Ready // evOutput: what the node's input produced
 }
 
 type simNode struct {
@@ -166,6 +156,7 @@ type Sim struct {
 	now     time.Duration
 	seq     uint64
 	events  eventQueue
+	pool    []*event // handled events, for reuse
 	nodes   map[protocol.NodeID]*simNode
 	order   []*simNode // servers in creation order, then sessions
 	netRng  *rand.Rand
@@ -291,7 +282,23 @@ func (s *Sim) Topology() *topology.Topology { return s.topo }
 func (s *Sim) push(e *event) {
 	s.seq++
 	e.seq = s.seq
-	heap.Push(&s.events, e)
+	s.events.push(e)
+}
+
+// newEvent returns a zeroed event, recycled when one is free.
+func (s *Sim) newEvent() *event {
+	if n := len(s.pool); n > 0 {
+		e := s.pool[n-1]
+		s.pool = s.pool[:n-1]
+		return e
+	}
+	return &event{}
+}
+
+// free recycles a handled event that nothing refers to any more.
+func (s *Sim) free(e *event) {
+	*e = event{}
+	s.pool = append(s.pool, e)
 }
 
 // AddSession creates a client session called name in datacenter dc.
@@ -362,7 +369,9 @@ func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func
 		return fmt.Errorf("sim: session %s already has an operation outstanding", session)
 	}
 	n.onReply = onReply
-	s.push(&event{at: s.now, kind: evSubmit, node: n, inc: n.inc, req: req})
+	e := s.newEvent()
+	e.at, e.kind, e.node, e.inc, e.req = s.now, evSubmit, n, n.inc, req
+	s.push(e)
 	return nil
 }
 
@@ -382,10 +391,12 @@ func (s *Sim) At(t time.Duration, fn func()) {
 // at t.
 func (s *Sim) RunUntil(t time.Duration) {
 	for len(s.events) > 0 && s.events[0].at <= t {
-		e := heap.Pop(&s.events).(*event)
+		e := s.events.pop()
 		s.now = e.at
 		s.stats.Events++
-		s.handle(e)
+		if !s.handle(e) {
+			s.free(e)
+		}
 	}
 	if t > s.now {
 		s.now = t
@@ -465,53 +476,63 @@ func (s *Sim) startNode(n *simNode) {
 	s.apply(n, n.sm.Start(s.localNow(n)))
 }
 
-func (s *Sim) handle(e *event) {
+// handle carries out one event and reports whether something (a hold, a
+// node's service queue) still refers to it.
+func (s *Sim) handle(e *event) (kept bool) {
 	switch e.kind {
 	case evFault:
 		s.doFault(e.fault)
-		return
+		return false
 	case evCall:
 		e.call()
-		return
+		return false
+	case evOutput:
+		if n := e.node; n.up && n.inc == e.inc {
+			s.apply(n, e.ready)
+		}
+		return false
 	case evWake:
 		n := e.node
 		n.waking = false
 		if !n.up || e.inc != n.inc || n.queue.len() == 0 {
-			return
+			return false
 		}
-		s.process(n, n.queue.pop())
-		return
+		q := n.queue.pop()
+		s.process(n, q)
+		s.free(q)
+		return false
 	}
 	if e.kind == evDeliver && s.maybeHold(e) {
-		return
+		return true
 	}
-	s.arrive(e)
+	return s.arrive(e)
 }
 
 // arrive hands a delivery, timer or submission to its node, or to the
-// node's service queue.
-func (s *Sim) arrive(e *event) {
+// node's service queue; it reports whether the queue kept e.
+func (s *Sim) arrive(e *event) (queued bool) {
 	n := e.node
 	if e.kind == evDeliver && s.cutFrom(e.from, n) {
 		s.stats.Dropped++ // the link was cut while the message was in flight
-		return
+		return false
 	}
 	if !n.up || (e.kind != evDeliver && e.inc != n.inc) {
 		if e.kind == evDeliver {
 			s.stats.Dropped++
 		}
-		return
+		return false
 	}
 	if n.session || n.service <= 0 {
 		s.process(n, e)
-		return
+		return false
 	}
 	if n.busyUntil > s.now || n.queue.len() > 0 {
 		n.queue.push(e, s.priority(n, e))
 		s.scheduleWake(n)
-		return
+		return true
 	}
 	s.process(n, e)
+	return false
 }
 
 func (s *Sim) scheduleWake(n *simNode) {
@@ -523,7 +544,9 @@ func (s *Sim) scheduleWake(n *simNode) {
 	if at < s.now {
 		at = s.now
 	}
-	s.push(&event{at: at, kind: evWake, node: n, inc: n.inc})
+	e := s.newEvent()
+	e.at, e.kind, e.node, e.inc = at, evWake, n, n.inc
+	s.push(e)
 }
 
 // cutFrom reports whether the link from the node named from to n is cut
@@ -544,7 +567,7 @@ func (s *Sim) process(n *simNode, e *event) {
 	var r protocol.Ready
 	switch e.kind {
 	case evDeliver:
-		m := protocol.Message{From: e.from, To: n.id, Body: s.decode(n, e)}
+		m := protocol.Message{From: e.from, To: n.id, Body: e.body}
 		if s.icpt.trace != nil {
 			s.icpt.trace(s.now, m)
 		}
@@ -560,13 +583,9 @@ func (s *Sim) process(n *simNode, e *event) {
 			s.scheduleWake(n)
 		}
 		// Outputs leave when the service time is over.
-		done := n.busyUntil
-		inc := n.inc
-		s.push(&event{at: done, kind: evCall, call: func() {
-			if n.up && n.inc == inc {
-				s.apply(n, r)
-			}
-		}})
+		out := s.newEvent()
+		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, r
+		s.push(out)
 		return
 	}
 	s.apply(n, r)
@@ -586,7 +605,9 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 		s.send(n, m)
 	}
 	for _, t := range r.After.Timers {
-		s.push(&event{at: s.now + t.After, kind: evTimer, node: n, inc: n.inc, token: t.Token})
+		e := s.newEvent()
+		e.at, e.kind, e.node, e.inc, e.token = s.now+t.After, evTimer, n, n.inc, t.Token
+		s.push(e)
 	}
 	for _, v := range r.After.Visible {
 		s.obs.Visible(s.now, n.id, v)
@@ -609,13 +630,9 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	if m.From != from.id {
 		panic(fmt.Sprintf("sim: node %s sent a message claiming to be from %s", from.id, m.From))
 	}
-	frame, err := wire.Encode(m.Body)
-	if err != nil {
-		panic(fmt.Sprintf("sim: node %s: %v", from.id, err))
-	}
 	s.stats.Messages++
 	wan := from.dc != to.dc
-	size := s.countBytes(m.Body, frame, wan)
+	size := s.countBytes(from, m.Body, wan)
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
 	if s.net.cut(from, to) {
@@ -643,6 +660,8 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 				d = 0
 			}
 		}
-		s.push(&event{at: s.now + d, kind: evDeliver, node: to, from: from.id, frame: frame, size: size})
+		e := s.newEvent()
+		e.at, e.kind, e.node, e.from, e.size, e.body = s.now+d, evDeliver, to, from.id, size, s.copyBody(from, m.Body)
+		s.push(e)
 	}
 }

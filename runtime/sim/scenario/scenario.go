@@ -243,7 +243,8 @@ func (st *state) start(d *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s, err := sim.New(sim.Config{Topology: tp, Protocol: p, Seed: seed, Jitter: jitter, ServiceTime: service, Cost: cost, OpTimeout: 10 * time.Second})
+	s, err := sim.New(sim.Config{Topology: tp, Protocol: p, Seed: seed, Jitter: jitter, ServiceTime: service, Cost: cost, OpTimeout: 10 * time.Second,
+		WireRoundTrip: true})
 	if err != nil {
 		return "", err
 	}
