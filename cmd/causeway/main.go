@@ -40,7 +40,7 @@ Start with 'causeway demo'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), simCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), txnCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
+	root.AddCommand(demoCmd(), simCmd(), tortureCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), txnCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
