@@ -134,6 +134,7 @@ type TortureSummary struct {
 type TortureReport struct {
 	Topology string           `json:"topology"`
 	Workload string           `json:"workload"`
+	Records  int              `json:"records"`
 	Duration string           `json:"duration"`
 	Seeds    int              `json:"seeds"`
 	Summary  []TortureSummary `json:"summary"`
@@ -218,7 +219,7 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	rep := &TortureReport{Topology: ts.Base.Topology.Name, Workload: ts.Base.Workload.Name,
+	rep := &TortureReport{Topology: ts.Base.Topology.Name, Workload: ts.Base.Workload.Name, Records: ts.Base.Workload.RecordCount,
 		Duration: durFlag(ts.Base.Duration), Seeds: ts.Seeds, Runs: runs}
 	for i, p := range ts.Protocols {
 		rep.Summary = append(rep.Summary, summarizeTorture(p, runs[i*ts.Seeds:(i+1)*ts.Seeds]))

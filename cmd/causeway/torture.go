@@ -26,6 +26,8 @@ type tortureFlags struct {
 
 func tortureCmd() *cobra.Command {
 	f := defaultSimFlags()
+	// Short runs on few, hot keys: contention finds ordering bugs, and
+	// a thousand seeds per protocol fit in an hour on two cores.
 	f.protocol, f.topology, f.duration, f.clientsPerDC, f.opTimeout = "", "local3", 5*time.Second, 2, time.Second
 	tf := tortureFlags{protocols: "all", seeds: 20, nemesis: "all", shrinkRuns: 30}
 	var output *string
@@ -60,7 +62,7 @@ Runs go on GOMAXPROCS workers (--workers); every run depends only on its
 protocol and seed, so the report is the same whatever the parallelism.
 Progress goes to stderr; the summary table (or -w json, for CI) to stdout.
 
-Nemeses: ` + nemesisList() + `
+Nemeses:` + nemesisList() + `
 
 Exit status: 0 when no run failed; 1 when one did; 2 on bad arguments.
 
@@ -103,7 +105,7 @@ Examples:
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&tf.protocols, "protocol", tf.protocols, "protocols to torture: 'all' or a comma-separated list (see 'causeway protocols')")
-	fl.IntVar(&tf.seeds, "seeds", tf.seeds, "runs per protocol, seeds --seed, --seed+1, ...")
+	fl.IntVar(&tf.seeds, "seeds", tf.seeds, "runs per protocol")
 	fl.StringVar(&tf.nemesis, "nemesis", tf.nemesis, "nemeses to draw from: 'all' or a comma-separated list of: "+strings.Join(faults.NemesisNames(), ", "))
 	fl.StringVar(&tf.out, "out", "", "directory to save each failed run's shrunk schedule and replay command in")
 	fl.IntVar(&tf.workers, "workers", 0, "simulations run at once (0: GOMAXPROCS)")
@@ -112,6 +114,9 @@ Examples:
 	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
 	f.register(cmd)
 	_ = fl.MarkHidden("faults") // the nemesis draws every schedule
+	fl.Lookup("seed").Usage = "first seed: each protocol runs seeds --seed, --seed+1, … (--seeds of them)"
+	fl.Lookup("records").Usage = "number of keys (few: hot keys, contention)"
+	f.records, fl.Lookup("records").DefValue = 100, "100" // register set it to 0
 	output = addOutputFlag(cmd)
 	return cmd
 }
