@@ -27,8 +27,11 @@ type tortureFlags struct {
 func tortureCmd() *cobra.Command {
 	f := defaultSimFlags()
 	// Short runs on few, hot keys: contention finds ordering bugs, and
-	// a thousand seeds per protocol fit in an hour on two cores.
-	f.protocol, f.topology, f.duration, f.clientsPerDC, f.opTimeout = "", "local3", 5*time.Second, 2, time.Second
+	// a thousand seeds per protocol fit in an hour on two cores. A 2s
+	// operation timeout leaves Karma's ring failover (a get resent after
+	// 500ms, then another ring's round trip) time to answer; with 1s,
+	// gets under a zone partition or congestion timed out.
+	f.protocol, f.topology, f.duration, f.clientsPerDC, f.opTimeout = "", "local3", 5*time.Second, 2, 2*time.Second
 	tf := tortureFlags{protocols: "all", seeds: 20, nemesis: "all", shrinkRuns: 30}
 	var output *string
 	cmd := &cobra.Command{
