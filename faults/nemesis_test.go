@@ -19,11 +19,12 @@ const nemesisSeeds = 300
 
 // TestNemesesAreDeterministicValidAndHeal: for every nemesis, topology
 // and node set, over a few hundred seeds: the same seed draws the same
-// schedule; the schedule survives a YAML round trip through Parse (so a
-// saved schedule replays it); it is in time order, inside the faulty part
-// of the run, and ends healed at HealedBy — heal: all, every crashed
-// target restarted by then, every skewed clock set back to 0 — so that
-// convergence and availability after it can be judged.
+// schedule; the schedule (of the first 50 seeds) survives a YAML round
+// trip through Parse (so a saved schedule replays it); it is in time
+// order, inside the faulty part of the run, and ends healed at HealedBy
+// (heal: all, which restarts every crashed node, and every skewed clock
+// set back to 0) so that convergence and availability after it can be
+// judged.
 func TestNemesesAreDeterministicValidAndHeal(t *testing.T) {
 	const d = 10 * time.Second
 	end := HealedBy(d)
@@ -39,6 +40,9 @@ func TestNemesesAreDeterministicValidAndHeal(t *testing.T) {
 						t.Fatalf("%s: two draws differ", where())
 					}
 					checkHealed(t, where(), a, end)
+					if seed > nemesisSeeds/6 {
+						continue // the YAML round trip is most of the cost
+					}
 					data, err := yaml.Marshal(a)
 					if err != nil {
 						t.Fatal(err)
