@@ -38,8 +38,9 @@ type TortureSpec struct {
 	// ShrinkRuns bounds the simulations shrinking one failing run (0:
 	// DefaultShrinkRuns; negative: do not shrink).
 	ShrinkRuns int
-	// Out, when set, is a directory where each failing run's shrunk
-	// schedule is saved with the command that replays it.
+	// Out, when set, is a directory where each failed run's shrunk
+	// schedule, and each unavailable run's schedule, is saved with the
+	// command that replays it (PROTOCOL-seedN.yaml).
 	Out string
 	// Progress, when set, sees each run as it finishes (in completion
 	// order, from one goroutine at a time).
@@ -82,14 +83,16 @@ type TortureRun struct {
 	Failed bool `json:"failed"`
 	// Faults is the schedule the run ran.
 	Faults faults.Schedule `json:"fault_schedule"`
-	// Replay is how to replay the failure, shrunk (failed runs only).
+	// Replay is how to replay a failed run (shrunk) or an unavailable
+	// one (as it ran); absent for other runs.
 	Replay *TortureReplay `json:"replay,omitempty"`
 	// Err is a run that could not be carried out (a bug in the harness or
 	// the protocol panicking).
 	Err string `json:"error,omitempty"`
 }
 
-// TortureReplay is a failing run, shrunk and saved.
+// TortureReplay is a failed run, shrunk, or an unavailable one, and
+// where it was saved.
 type TortureReplay struct {
 	// File is where the shrunk schedule was saved ("" without Out, or
 	// when the shrunk run needs no faults).
@@ -127,6 +130,18 @@ type TortureSummary struct {
 	// could not be carried out.
 	Failed int `json:"failed"`
 	Errors int `json:"errors"`
+	// ByNemesis breaks runs, unavailable runs and failed runs down by the
+	// nemesis drawn: the raw material of an availability table.
+	ByNemesis map[string]*NemesisCount `json:"by_nemesis"`
+}
+
+// NemesisCount is one protocol's runs under one nemesis.
+type NemesisCount struct {
+	Runs        int `json:"runs"`
+	Unavailable int `json:"unavailable"`
+	FailedOps   int `json:"failed_ops"`
+	EligibleOps int `json:"eligible_ops"`
+	Failed      int `json:"failed"`
 }
 
 // TortureReport is a campaign's outcome: every run in protocol then seed
@@ -228,11 +243,25 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 }
 
 func summarizeTorture(p protocol.Protocol, runs []TortureRun) TortureSummary {
-	s := TortureSummary{Protocol: p.Name(), Guarantee: p.Guarantee().String(), Runs: len(runs)}
+	s := TortureSummary{Protocol: p.Name(), Guarantee: p.Guarantee().String(), Runs: len(runs), ByNemesis: map[string]*NemesisCount{}}
 	for _, r := range runs {
 		if r.Err != "" {
 			s.Errors++
 			continue
+		}
+		nc := s.ByNemesis[r.Nemesis]
+		if nc == nil {
+			nc = &NemesisCount{}
+			s.ByNemesis[r.Nemesis] = nc
+		}
+		nc.Runs++
+		nc.FailedOps += r.Availability.Failed
+		nc.EligibleOps += r.Availability.Eligible
+		if !r.Availability.OK() {
+			nc.Unavailable++
+		}
+		if r.Failed {
+			nc.Failed++
 		}
 		switch r.Checker {
 		case VerdictPass:
@@ -289,11 +318,25 @@ func tortureOne(ts TortureSpec, p protocol.Protocol, seed uint64) (out TortureRu
 	out.Checker, out.Violations, out.FirstViolation, out.Converged = v.checker, v.violations, v.first, v.converged
 	out.Availability = JudgeAvailability(p, spec.Topology, sched, ops, availabilityGrace(spec))
 	out.Failed = v.failed()
-	if out.Failed && ts.ShrinkRuns >= 0 {
-		spec.OnDone = nil
+	spec.OnDone = nil
+	switch {
+	case out.Failed && ts.ShrinkRuns >= 0:
 		out.Replay = shrinkAndSave(ts, spec, res, func(r *Result) bool { return judge(p, r).failed() })
+	case out.Failed || !out.Availability.OK():
+		// Unavailability is not shrunk (the shrinker judges results, and
+		// availability needs each operation's error): saved as it ran.
+		out.Replay = save(ts, spec, Shrunk{Spec: spec, Result: res, Runs: 1}, availabilityFailure(out))
 	}
 	return out
+}
+
+// availabilityFailure describes an unavailable run, or a failed one that
+// was not shrunk.
+func availabilityFailure(r TortureRun) string {
+	if r.Failed {
+		return r.FirstViolation
+	}
+	return fmt.Sprintf("unavailable: %d of %d reachable operations failed, first: %s", r.Availability.Failed, r.Availability.Eligible, r.Availability.Examples[0])
 }
 
 // availabilityGrace is how long after a fault ends a failed operation is
@@ -352,10 +395,16 @@ func judge(p protocol.Protocol, res *Result) verdict {
 func shrinkAndSave(ts TortureSpec, spec SimSpec, res *Result, fails func(*Result) bool) *TortureReplay {
 	got, err := Shrink(spec, fails, ts.ShrinkRuns)
 	if err != nil {
-		got = Shrunk{Spec: spec, Result: res}
+		got = Shrunk{Spec: spec, Result: res, Runs: 1}
 	}
+	return save(ts, spec, got, got.Result.Check.FirstViolation())
+}
+
+// save writes got's schedule in ts.Out (when set), headed by the command
+// that replays it, and describes it; spec is the run before shrinking.
+func save(ts TortureSpec, spec SimSpec, got Shrunk, failure string) *TortureReplay {
 	s := got.Spec
-	rp := &TortureReplay{Events: len(s.Faults), FromEvents: len(spec.Faults), Failure: got.Result.Check.FirstViolation(), Spec: s}
+	rp := &TortureReplay{Events: len(s.Faults), FromEvents: len(spec.Faults), Failure: failure, Spec: s}
 	file := ""
 	if ts.Out != "" {
 		file = filepath.Join(ts.Out, fmt.Sprintf("%s-seed%d.yaml", spec.Protocol.Name(), spec.Seed))
@@ -369,8 +418,12 @@ func shrinkAndSave(ts TortureSpec, spec SimSpec, res *Result, fails func(*Result
 		rp.Failure += fmt.Sprintf(" (saving the schedule: %v)", err)
 		return rp
 	}
-	head := fmt.Sprintf("# causeway torture: %s seed %d, shrunk in %d runs from %d fault events to %d.\n# failure: %s\n# replay: %s\n",
-		spec.Protocol.Name(), spec.Seed, got.Runs, len(spec.Faults), len(s.Faults), oneLine(rp.Failure), rp.Command)
+	how := fmt.Sprintf("shrunk in %d runs from %d fault events to %d", got.Runs, len(spec.Faults), len(s.Faults))
+	if got.Runs <= 1 {
+		how = fmt.Sprintf("as it ran (not shrunk), %d fault events", len(s.Faults))
+	}
+	head := fmt.Sprintf("# causeway torture: %s seed %d, %s.\n# failure: %s\n# replay: %s\n",
+		spec.Protocol.Name(), spec.Seed, how, oneLine(rp.Failure), rp.Command)
 	if len(s.Faults) == 0 {
 		data = []byte("[]\n")
 	}

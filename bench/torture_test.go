@@ -178,6 +178,23 @@ func TestTortureSmallRunPasses(t *testing.T) {
 		if s.Runs != 3 || s.Pass != 3 {
 			t.Errorf("summary %+v", s)
 		}
+		runs, unavailable := 0, 0
+		for _, nc := range s.ByNemesis {
+			runs += nc.Runs
+			unavailable += nc.Unavailable
+		}
+		if runs != s.Runs || unavailable != s.Unavailable {
+			t.Errorf("%s: by nemesis %d runs, %d unavailable; summary %d, %d", s.Protocol, runs, unavailable, s.Runs, s.Unavailable)
+		}
+	}
+	// An unavailable run is saved as it ran.
+	for _, r := range one.Runs {
+		if r.Availability.OK() != (r.Replay == nil) {
+			t.Errorf("%s seed %d: availability %+v, replay %+v", r.Protocol, r.Seed, r.Availability, r.Replay)
+		}
+		if r.Replay != nil && (r.Replay.Events != len(r.Faults) || !strings.Contains(r.Replay.Failure, "unavailable: ")) {
+			t.Errorf("%s seed %d: replay %+v", r.Protocol, r.Seed, r.Replay)
+		}
 	}
 }
 

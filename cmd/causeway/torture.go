@@ -59,7 +59,9 @@ A failed run is shrunk (fault events, duration, clients; at most
 --shrink-runs simulations) and, with --out, its smallest failing schedule
 is saved as DIR/PROTOCOL-seedN.yaml, headed by the command that replays
 it. Unavailability is reported, not failed: which protocol should stay
-available under which fault is the papers' claim, not a rule for all.
+available under which fault is the papers' claim, not a rule for all. An
+unavailable run's schedule is saved as it ran, not shrunk. The JSON
+breaks each protocol's runs down by nemesis (by_nemesis).
 
 Runs go on GOMAXPROCS workers (--workers); every run depends only on its
 protocol and seed, so the report is the same whatever the parallelism.
@@ -257,13 +259,18 @@ func writeTortureTable(w io.Writer, rep *bench.TortureReport) error {
 		return err
 	}
 	for _, r := range rep.Runs {
-		if !r.Failed {
+		switch {
+		case r.Failed:
+			fmt.Fprintf(w, "\n%s seed %d (%s) failed: %s\n", r.Protocol, r.Seed, r.Nemesis, firstOf(r))
+		case !r.Availability.OK():
+			fmt.Fprintf(w, "\n%s seed %d (%s) unavailable: %d of %d reachable operations failed, first: %s\n", r.Protocol, r.Seed, r.Nemesis,
+				r.Availability.Failed, r.Availability.Eligible, r.Availability.Examples[0])
+		default:
 			continue
 		}
-		fmt.Fprintf(w, "\n%s seed %d (%s) failed: %s\n", r.Protocol, r.Seed, r.Nemesis, firstOf(r))
 		if r.Replay != nil {
 			if r.Replay.File != "" {
-				fmt.Fprintf(w, "  shrunk schedule: %s (%d events, from %d)\n", r.Replay.File, r.Replay.Events, r.Replay.FromEvents)
+				fmt.Fprintf(w, "  schedule: %s (%d events, from %d)\n", r.Replay.File, r.Replay.Events, r.Replay.FromEvents)
 			}
 			fmt.Fprintf(w, "  replay: %s\n", r.Replay.Command)
 		}
