@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/runtime/sim"
+	"github.com/causeway/causeway/workload"
 )
 
 // TortureSpec is a torture campaign: every protocol of Protocols over
@@ -25,6 +27,10 @@ type TortureSpec struct {
 	// Base is every run's spec but for Protocol, Seed and Faults (its
 	// Topology, Workload, Duration, Clients, OpTimeout, ...).
 	Base SimSpec
+	// Workloads, when set, replace Base.Workload: each run draws one of
+	// them from its seed (a workload with get-transactions beside a plain
+	// one, say).
+	Workloads []workload.Workload
 	// FirstSeed and Seeds: runs use seeds FirstSeed, FirstSeed+1, ...
 	FirstSeed uint64
 	Seeds     int
@@ -65,6 +71,7 @@ type TortureRun struct {
 	Protocol string `json:"protocol"`
 	Seed     uint64 `json:"seed"`
 	Nemesis  string `json:"nemesis"`
+	Workload string `json:"workload"`
 	Ops      int64  `json:"ops"`
 	// Checker is pass, violation or caught (see the Verdict constants);
 	// Violations counts the checker's findings.
@@ -234,7 +241,14 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	rep := &TortureReport{Topology: ts.Base.Topology.Name, Workload: ts.Base.Workload.Name, Records: ts.Base.Workload.RecordCount,
+	names := []string{ts.Base.Workload.Name}
+	if len(ts.Workloads) > 0 {
+		names = names[:0]
+		for _, w := range ts.Workloads {
+			names = append(names, w.Name)
+		}
+	}
+	rep := &TortureReport{Topology: ts.Base.Topology.Name, Workload: strings.Join(names, ","), Records: ts.Base.Workload.RecordCount,
 		Duration: durFlag(ts.Base.Duration), Seeds: ts.Seeds, Runs: runs}
 	for i, p := range ts.Protocols {
 		rep.Summary = append(rep.Summary, summarizeTorture(p, runs[i*ts.Seeds:(i+1)*ts.Seeds]))
@@ -297,6 +311,10 @@ func tortureOne(ts TortureSpec, p protocol.Protocol, seed uint64) (out TortureRu
 	}()
 	spec := ts.Base
 	spec.Protocol, spec.Seed, spec.History, spec.Progress = p, seed, nil, nil
+	if len(ts.Workloads) > 0 {
+		spec.Workload = ts.Workloads[sim.NewRand(seed, "torture/workload/"+p.Name()).IntN(len(ts.Workloads))]
+	}
+	out.Workload = spec.Workload.Name
 	n, sched, ok := PickNemesis(ts.Nemeses, p, spec, seed)
 	if !ok {
 		out.Err = "no nemesis of the list applies to this protocol and topology"

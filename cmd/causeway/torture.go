@@ -12,6 +12,7 @@ import (
 	"github.com/causeway/causeway/bench"
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/workload"
 )
 
 // tortureFlags are torture's own options beside the simulator's.
@@ -32,6 +33,9 @@ func tortureCmd() *cobra.Command {
 	// 500ms, then another ring's round trip) time to answer; with 1s,
 	// gets under a zone partition or congestion timed out.
 	f.protocol, f.topology, f.duration, f.clientsPerDC, f.opTimeout = "", "local3", 5*time.Second, 2, 2*time.Second
+	// Plain reads and writes, and get-transactions (karma.txt §4.5;
+	// protocols without them answer unsupported, which is no failure).
+	f.workload = "ycsb-95-5,read-txn"
 	tf := tortureFlags{protocols: "all", seeds: 20, nemesis: "all", shrinkRuns: 30}
 	var output *string
 	cmd := &cobra.Command{
@@ -40,7 +44,9 @@ func tortureCmd() *cobra.Command {
 		Long: `Torture runs each protocol over --seeds seeds in the simulator. Each run gets
 a fault schedule drawn from the seed by one nemesis of the catalogue
 (--nemesis; the nemesis is drawn from the seed too) over the protocol's
-own nodes, zones and rings, and is judged three ways:
+own nodes, zones and rings, and a workload of --workload (drawn from the
+seed as well; by default plain YCSB or get-transactions, on 100 hot
+keys). Each run is judged three ways:
 
   checker       the history is causal+ (pass), or not: a violation for a
                 protocol that claims causal+, "caught" for eventual (the
@@ -88,7 +94,7 @@ Examples:
 			start := time.Now()
 			ts.Progress = tortureProgress(stderr)
 			fmt.Fprintf(stderr, "torture: %d protocols × %d seeds on %s, %s, %v each, %d nemeses\n",
-				len(ts.Protocols), ts.Seeds, ts.Base.Topology.Name, ts.Base.Workload.Name, ts.Base.Duration, len(ts.Nemeses))
+				len(ts.Protocols), ts.Seeds, ts.Base.Topology.Name, workloadNames(ts.Workloads), ts.Base.Duration, len(ts.Nemeses))
 			rep, err := bench.Torture(ts)
 			if err != nil {
 				return failuref("torture: %v", err)
@@ -116,7 +122,7 @@ Examples:
 	fl.IntVar(&tf.workers, "workers", 0, "simulations run at once (0: GOMAXPROCS)")
 	fl.IntVar(&tf.shrinkRuns, "shrink-runs", tf.shrinkRuns, "at most this many simulations shrinking one failed run (0: do not shrink)")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
-	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
+	fl.StringVar(&f.workload, "workload", f.workload, "workloads, comma-separated: each run draws one from its seed (see 'causeway workloads')")
 	f.register(cmd)
 	_ = fl.MarkHidden("faults") // the nemesis draws every schedule
 	fl.Lookup("seed").Usage = "first seed: each protocol runs seeds --seed, --seed+1, … (--seeds of them)"
@@ -165,9 +171,19 @@ func (tf *tortureFlags) spec(f *simFlags) (bench.TortureSpec, error) {
 		ps = append(ps, p)
 	}
 	f.protocol = names[0]
-	base, err := f.spec()
-	if err != nil {
-		return bench.TortureSpec{}, usageErrorf("torture: %v", err)
+	var wls []workload.Workload
+	var base bench.SimSpec
+	for _, w := range splitList(f.workload) {
+		f.workload = w
+		spec, err := f.spec()
+		if err != nil {
+			return bench.TortureSpec{}, usageErrorf("torture: %v", err)
+		}
+		base = spec
+		wls = append(wls, spec.Workload)
+	}
+	if len(wls) == 0 {
+		return bench.TortureSpec{}, usageErrorf("torture: --workload: no workload given")
 	}
 	kept := ps[:0]
 	for _, p := range ps {
@@ -200,7 +216,7 @@ func (tf *tortureFlags) spec(f *simFlags) (bench.TortureSpec, error) {
 	if shrink <= 0 {
 		shrink = -1
 	}
-	return bench.TortureSpec{Protocols: kept, Base: base, FirstSeed: f.seed, Seeds: tf.seeds, Nemeses: ns,
+	return bench.TortureSpec{Protocols: kept, Base: base, Workloads: wls, FirstSeed: f.seed, Seeds: tf.seeds, Nemeses: ns,
 		Workers: tf.workers, ShrinkRuns: shrink, Out: tf.out}, nil
 }
 
@@ -283,4 +299,13 @@ func firstOf(r bench.TortureRun) string {
 		return r.Err
 	}
 	return indent(r.FirstViolation)
+}
+
+// workloadNames joins the names of ws with commas.
+func workloadNames(ws []workload.Workload) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Name
+	}
+	return strings.Join(names, ",")
 }
