@@ -3,16 +3,11 @@ package bench
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/causeway/causeway/check"
 	"github.com/causeway/causeway/faults"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/runtime/sim"
@@ -51,126 +46,6 @@ type TortureSpec struct {
 	// Progress, when set, sees each run as it finishes (in completion
 	// order, from one goroutine at a time).
 	Progress func(r TortureRun, done, total int)
-}
-
-// Checker verdicts of a run.
-const (
-	// VerdictPass: the history is causal+.
-	VerdictPass = "pass"
-	// VerdictViolation: a protocol that claims causal+ produced a
-	// history that is not.
-	VerdictViolation = "violation"
-	// VerdictCaught: a protocol that does not claim causal+ (eventual)
-	// produced a history that is not: expected, the checker works.
-	VerdictCaught = "caught"
-)
-
-// TortureRun is one protocol × seed of a torture campaign and its three
-// verdicts.
-type TortureRun struct {
-	Protocol string `json:"protocol"`
-	Seed     uint64 `json:"seed"`
-	Nemesis  string `json:"nemesis"`
-	Workload string `json:"workload"`
-	Ops      int64  `json:"ops"`
-	// Checker is pass, violation or caught (see the Verdict constants);
-	// Violations counts the checker's findings.
-	Checker        string `json:"checker"`
-	Violations     int    `json:"violations"`
-	FirstViolation string `json:"first_violation,omitempty"`
-	// Converged: replicas agreed and every node's invariants at
-	// quiescence held after the heal (Result.Check.Converged and
-	// Quiescent).
-	Converged bool `json:"converged"`
-	// Availability is the availability verdict.
-	Availability Availability `json:"availability"`
-	// Failed: the run counts against the protocol (a violation of a
-	// claimed guarantee, or no convergence). Eventual being caught does
-	// not; unavailability is reported, not failed.
-	Failed bool `json:"failed"`
-	// Faults is the schedule the run ran.
-	Faults faults.Schedule `json:"fault_schedule"`
-	// Replay is how to replay a failed run (shrunk) or an unavailable
-	// one (as it ran); absent for other runs.
-	Replay *TortureReplay `json:"replay,omitempty"`
-	// Err is a run that could not be carried out (a bug in the harness or
-	// the protocol panicking).
-	Err string `json:"error,omitempty"`
-}
-
-// TortureReplay is a failed run, shrunk, or an unavailable one, and
-// where it was saved.
-type TortureReplay struct {
-	// File is where the shrunk schedule was saved ("" without Out, or
-	// when the shrunk run needs no faults).
-	File string `json:"file,omitempty"`
-	// Command replays the shrunk run.
-	Command string `json:"command"`
-	// Events and FromEvents: the shrunk schedule's events, and the
-	// original's.
-	Events     int `json:"events"`
-	FromEvents int `json:"from_events"`
-	// Failure is the shrunk run's first violation.
-	Failure string `json:"failure"`
-	// Spec is the shrunk run (for tests; not in the JSON).
-	Spec SimSpec `json:"-"`
-}
-
-// TortureSummary counts one protocol's verdicts.
-type TortureSummary struct {
-	Protocol  string `json:"protocol"`
-	Guarantee string `json:"guarantee"`
-	Runs      int    `json:"runs"`
-	// Pass, Violations and Caught count checker verdicts.
-	Pass       int `json:"pass"`
-	Violations int `json:"violations"`
-	Caught     int `json:"caught"`
-	// NotConverged counts runs whose replicas or invariants did not
-	// settle after the heal.
-	NotConverged int `json:"not_converged"`
-	// Unavailable counts runs with a failed eligible operation;
-	// FailedOps and EligibleOps sum the operations over all runs.
-	Unavailable int `json:"unavailable"`
-	FailedOps   int `json:"failed_ops"`
-	EligibleOps int `json:"eligible_ops"`
-	// Failed counts failed runs (TortureRun.Failed), Errors runs that
-	// could not be carried out.
-	Failed int `json:"failed"`
-	Errors int `json:"errors"`
-	// ByNemesis breaks runs, unavailable runs and failed runs down by the
-	// nemesis drawn: the raw material of an availability table.
-	ByNemesis map[string]*NemesisCount `json:"by_nemesis"`
-}
-
-// NemesisCount is one protocol's runs under one nemesis.
-type NemesisCount struct {
-	Runs        int `json:"runs"`
-	Unavailable int `json:"unavailable"`
-	FailedOps   int `json:"failed_ops"`
-	EligibleOps int `json:"eligible_ops"`
-	Failed      int `json:"failed"`
-}
-
-// TortureReport is a campaign's outcome: every run in protocol then seed
-// order, and a summary per protocol.
-type TortureReport struct {
-	Topology string           `json:"topology"`
-	Workload string           `json:"workload"`
-	Records  int              `json:"records"`
-	Duration string           `json:"duration"`
-	Seeds    int              `json:"seeds"`
-	Summary  []TortureSummary `json:"summary"`
-	Runs     []TortureRun     `json:"runs"`
-}
-
-// OK reports whether no run failed or errored.
-func (r *TortureReport) OK() bool {
-	for _, s := range r.Summary {
-		if s.Failed > 0 || s.Errors > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // PickNemesis draws the nemesis for protocol p's run with seed from those
@@ -256,50 +131,6 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 	return rep, nil
 }
 
-func summarizeTorture(p protocol.Protocol, runs []TortureRun) TortureSummary {
-	s := TortureSummary{Protocol: p.Name(), Guarantee: p.Guarantee().String(), Runs: len(runs), ByNemesis: map[string]*NemesisCount{}}
-	for _, r := range runs {
-		if r.Err != "" {
-			s.Errors++
-			continue
-		}
-		nc := s.ByNemesis[r.Nemesis]
-		if nc == nil {
-			nc = &NemesisCount{}
-			s.ByNemesis[r.Nemesis] = nc
-		}
-		nc.Runs++
-		nc.FailedOps += r.Availability.Failed
-		nc.EligibleOps += r.Availability.Eligible
-		if !r.Availability.OK() {
-			nc.Unavailable++
-		}
-		if r.Failed {
-			nc.Failed++
-		}
-		switch r.Checker {
-		case VerdictPass:
-			s.Pass++
-		case VerdictViolation:
-			s.Violations++
-		case VerdictCaught:
-			s.Caught++
-		}
-		if !r.Converged {
-			s.NotConverged++
-		}
-		if !r.Availability.OK() {
-			s.Unavailable++
-		}
-		s.FailedOps += r.Availability.Failed
-		s.EligibleOps += r.Availability.Eligible
-		if r.Failed {
-			s.Failed++
-		}
-	}
-	return s
-}
-
 // tortureOne runs, judges and (when it fails) shrinks one run.
 func tortureOne(ts TortureSpec, p protocol.Protocol, seed uint64) (out TortureRun) {
 	out = TortureRun{Protocol: p.Name(), Seed: seed}
@@ -366,97 +197,4 @@ func availabilityGrace(spec SimSpec) time.Duration {
 		t = 5 * time.Second
 	}
 	return t + time.Second
-}
-
-// verdict is the checker and convergence verdicts of a result.
-type verdict struct {
-	checker      string
-	violations   int
-	first        string
-	converged    bool
-	claimsCausal bool
-}
-
-func (v verdict) failed() bool { return v.checker == VerdictViolation || !v.converged }
-
-// judge splits a result's check into the checker verdict (rules of the
-// history) and convergence (divergence and quiescence findings), and
-// tells a violation from eventual being caught.
-func judge(p protocol.Protocol, res *Result) verdict {
-	v := verdict{converged: true, claimsCausal: p.Guarantee() == protocol.CausalPlus}
-	if c := res.Check.Converged; c != nil && !*c {
-		v.converged = false
-	}
-	if q := res.Check.Quiescent; q != nil && !*q {
-		v.converged = false
-	}
-	for _, viol := range res.Check.Violations {
-		if viol.Rule != check.RuleDivergence && viol.Rule != check.RuleQuiescence {
-			v.violations++
-		}
-	}
-	v.checker = VerdictPass
-	if v.violations > 0 {
-		v.checker = VerdictViolation
-		if !v.claimsCausal {
-			v.checker = VerdictCaught
-		}
-	}
-	if v.violations > 0 || !v.converged {
-		v.first = res.Check.FirstViolation()
-	}
-	return v
-}
-
-// shrinkAndSave shrinks a failing run and saves the shrunk schedule in
-// ts.Out, headed by the command that replays it.
-func shrinkAndSave(ts TortureSpec, spec SimSpec, res *Result, fails func(*Result) bool) *TortureReplay {
-	got, err := Shrink(spec, fails, ts.ShrinkRuns)
-	if err != nil {
-		got = Shrunk{Spec: spec, Result: res, Runs: 1}
-	}
-	return save(ts, spec, got, got.Result.Check.FirstViolation())
-}
-
-// save writes got's schedule in ts.Out (when set), headed by the command
-// that replays it, and describes it; spec is the run before shrinking.
-func save(ts TortureSpec, spec SimSpec, got Shrunk, failure string) *TortureReplay {
-	s := got.Spec
-	rp := &TortureReplay{Events: len(s.Faults), FromEvents: len(spec.Faults), Failure: failure, Spec: s}
-	file := ""
-	if ts.Out != "" {
-		file = filepath.Join(ts.Out, fmt.Sprintf("%s-seed%d.yaml", spec.Protocol.Name(), spec.Seed))
-	}
-	rp.Command = ReplayCommand(s, file)
-	if file == "" {
-		return rp
-	}
-	data, err := yaml.Marshal(s.Faults)
-	if err != nil {
-		rp.Failure += fmt.Sprintf(" (saving the schedule: %v)", err)
-		return rp
-	}
-	how := fmt.Sprintf("shrunk in %d runs from %d fault events to %d", got.Runs, len(spec.Faults), len(s.Faults))
-	if got.Runs <= 1 {
-		how = fmt.Sprintf("as it ran (not shrunk), %d fault events", len(s.Faults))
-	}
-	head := fmt.Sprintf("# causeway torture: %s seed %d, %s.\n# failure: %s\n# replay: %s\n",
-		spec.Protocol.Name(), spec.Seed, how, oneLine(rp.Failure), rp.Command)
-	if len(s.Faults) == 0 {
-		data = []byte("[]\n")
-	}
-	if err := os.WriteFile(file, append([]byte(head), data...), 0o644); err != nil {
-		rp.Failure += fmt.Sprintf(" (saving the schedule: %v)", err)
-		return rp
-	}
-	rp.File = file
-	return rp
-}
-
-// oneLine keeps the first line of s.
-func oneLine(s string) string {
-	if i := slices.Index([]byte(s), '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
