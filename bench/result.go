@@ -9,7 +9,8 @@
 // nemesis of the catalogue (faults.Nemeses: partitions of every shape,
 // crashes of nodes of every role, of zones and DCs, restart loops, clock
 // skew and jumps, lossy links, congestion), the nemesis and its schedule
-// drawn from the seed (PickNemesis), so a run depends only on its
+// drawn from the seed (PickNemesis), as is its workload when the campaign
+// has several (TortureSpec.Workloads), so a run depends only on its
 // protocol and seed, never on how many run at once. Every schedule is
 // healed by 70% of the run (faults.HealedBy). Each run gets three
 // verdicts:
