@@ -4,7 +4,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION = v1.6.2
 
-.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docs docker-image docker-test
+.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docs docker-image docker-test chromium
 
 ## test: vet + staticcheck + every test under the race detector, then the
 ## randomized simulation tests over all their seeds without it (the race
@@ -46,6 +46,14 @@ build:
 
 demo:
 	$(GO) run ./cmd/causeway demo
+
+## chromium: install Debian's Chromium when no Chromium is on PATH: the
+## headless browser that check's TestHTMLInChromium opens `check --html`
+## pages in (without it that test skips; .ci/run installs it and sets
+## CAUSEWAY_REQUIRE_CHROMIUM=1 so that it cannot skip there).
+chromium:
+	command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 ## docs: regenerate what docs/ derives from the code: the CLI reference
 ## (docs/cli), the protocol pages (docs/protocols) and the generated blocks

@@ -11,7 +11,9 @@ import (
 // HistoryOp turns a completed operation into its history line. Values are
 // recorded by their unique ID (workload.ValueID), not their padding; a read
 // of a loaded value (protocol.IsLoaded) is recorded as the key's initial
-// state, null, as the history package documents.
+// state, null, as the history package documents. A put of a tombstone
+// (protocol.Tombstone) is recorded as a del, and a read of one by the
+// tombstone's ID.
 func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) history.Op {
 	op := history.Op{Session: session, DC: dc, Op: req.Op.String(),
 		StartMs: durMs(start), EndMs: durMs(end)}
@@ -22,6 +24,9 @@ func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, sta
 	idOf := func(v []byte) *string {
 		if v == nil || protocol.IsLoaded(v) {
 			return nil
+		}
+		if id, ok := protocol.TombstoneID(v); ok {
+			return &id
 		}
 		id := workload.ValueID(v)
 		return &id
@@ -35,6 +40,9 @@ func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, sta
 	case protocol.OpPut:
 		op.Key = req.Key
 		op.Value = idOf(req.Value)
+		if protocol.IsTombstone(req.Value) {
+			op.Op = history.Del
+		}
 	case protocol.OpReadTxn:
 		op.Reads = map[string]*string{}
 		for _, kv := range rep.Reads {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -34,17 +35,37 @@ type LiveSpec struct {
 	// History, when set, receives the history as JSON Lines.
 	History io.Writer
 	// Progress, when set, is called about once a second.
-	Progress func(done, total time.Duration)
+	Progress func(Progress)
+	// Context, when set, interrupts the run when it is done (Ctrl-C):
+	// clients issue no new operation, those outstanding complete (within
+	// OpTimeout), and the run is recorded and checked up to there; the
+	// result says Interrupted. Interrupted during the ceiling phase, the
+	// run returns an error.
+	Context context.Context
 	// Ceiling is how long the same clients first send no-op Pings, answered
 	// by the servers' hosts without the protocol, to measure the ceiling of
 	// the transport in this run (karma.txt §5 validates its COPS this way).
 	// Zero means a quarter of Duration, at least 500 ms and at most 5 s;
 	// negative skips it.
 	Ceiling time.Duration
+	// ClientRate, when positive, caps each session at that many operations
+	// per second, as SimSpec.ClientRate does (YCSB's -target divided over
+	// its threads): an operation that started at t is followed at
+	// t+1/ClientRate, or at once if that has passed. 0: a closed loop.
+	ClientRate float64
+	// OpenLoop, with ClientRate, fixes each session's schedule and counts
+	// latencies from when operations were due, as SimSpec.OpenLoop.
+	OpenLoop bool
 	// NoopOnly runs only the ceiling phase, for Duration: the result is the
 	// "noop" protocol's (causeway bench --protocol noop).
 	NoopOnly bool
 }
+
+// unavailablePause is how long a live benchmark client waits after its
+// session ended unavailable (node.ErrUnavailable) before it starts a new
+// one: the node is down, and asking again at once would only fill the
+// history with failures.
+const unavailablePause = 200 * time.Millisecond
 
 // NoopProtocol is the name under which a ceiling-only live run reports.
 const NoopProtocol = "noop"
@@ -64,7 +85,7 @@ func (spec LiveSpec) ceilingDuration() time.Duration {
 
 // measureCeiling has every session's connection ping a node of its DC in a
 // closed loop for d and returns the completed round trips per second.
-func measureCeiling(conns []*node.ClientConn, d, timeout time.Duration) (float64, error) {
+func measureCeiling(ctx context.Context, conns []*node.ClientConn, d, timeout time.Duration) (float64, error) {
 	var done, failed atomic.Int64
 	var wg sync.WaitGroup
 	t0 := time.Now()
@@ -73,7 +94,7 @@ func measureCeiling(conns []*node.ClientConn, d, timeout time.Duration) (float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) {
+			for time.Now().Before(deadline) && ctx.Err() == nil {
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				err := cc.Ping(ctx, i)
 				cancel()
@@ -86,10 +107,29 @@ func measureCeiling(conns []*node.ClientConn, d, timeout time.Duration) (float64
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return 0, fmt.Errorf("bench: interrupted while measuring the ceiling, before the workload started")
+	}
 	if done.Load() == 0 {
 		return 0, fmt.Errorf("bench: no node answered a ping (%d timed out): is the cluster up?", failed.Load())
 	}
 	return float64(done.Load()) / time.Since(t0).Seconds(), nil
+}
+
+// sleepUntil waits until t and reports whether ctx let it.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // RunLive drives spec's workload against a live cluster from this process
@@ -104,6 +144,10 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		return nil, err
 	}
 	topo := spec.Cluster.Topology
+	ctx := spec.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	timeout := spec.OpTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -156,7 +200,7 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		for _, c := range clients {
 			perClient = append(perClient, conns[c.dc])
 		}
-		if ceiling, err = measureCeiling(perClient, d, timeout); err != nil {
+		if ceiling, err = measureCeiling(ctx, perClient, d, timeout); err != nil {
 			return nil, err
 		}
 	}
@@ -167,49 +211,97 @@ func RunLive(spec LiveSpec) (*Result, error) {
 			Clients: spec.Clients, Ops: int64(ceiling * spec.Duration.Seconds()), ThroughputOpsS: round3(ceiling),
 			CeilingOpsS: &ceiling, CeilingFraction: &one, Errors: map[string]int64{}, Check: CheckResult{OK: true}}, nil
 	}
+	if spec.Progress != nil {
+		rec.watch()
+	}
 	t0 := time.Now()
 	deadline := t0.Add(spec.Duration)
 	var wg sync.WaitGroup
 	var writeErr error
-	for _, c := range clients {
+	var interval time.Duration
+	if spec.ClientRate > 0 {
+		interval = time.Duration(float64(time.Second) / spec.ClientRate)
+	}
+	for i, c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) {
+			// Sessions with a rate start spread over the first interval.
+			due := t0.Add(interval * time.Duration(i) / time.Duration(len(clients)))
+			base, restarts := c.name, 0
+			// An operation started before an interrupt completes: its
+			// outcome belongs in the history.
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				if !due.Before(deadline) || !sleepUntil(ctx, due) {
+					break
+				}
 				req := c.gen.Next()
 				start := time.Since(t0)
-				ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
-				rep, err := c.conn.Do(ctx, req)
+				intended := start
+				if spec.OpenLoop && interval > 0 {
+					intended = min(due.Sub(t0), start)
+					due = due.Add(interval)
+				} else {
+					due = t0.Add(start + interval)
+				}
+				opCtx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
+				rep, err := c.conn.Do(opCtx, req)
 				cancel()
 				end := time.Since(t0)
-				if err != nil {
+				ended := errors.Is(err, node.ErrUnavailable) || errors.Is(err, node.ErrNotSent)
+				switch {
+				case errors.Is(err, node.ErrUnavailable):
+					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrUnavailable}
+				case err != nil:
 					rep = protocol.Reply{Op: req.Op, Err: protocol.ErrTimeout}
 				}
-				rec.Done(c.dc, req, rep, start, end)
+				rec.DoneIntended(c.dc, req, rep, intended, start, end)
 				mu.Lock()
 				if err := hw.Write(HistoryOp(c.name, c.dc, req, pre.note(req, rep), start, end)); err != nil && writeErr == nil {
 					writeErr = err
 				}
 				mu.Unlock()
+				if ended {
+					// The session ended (its node unreachable). Back off as
+					// a real client would, then carry on in a new session:
+					// a new history session too, since it does not share
+					// the old one's causal past.
+					if !sleepUntil(ctx, time.Now().Add(min(unavailablePause, max(time.Until(deadline), 0)))) {
+						return
+					}
+					s, err := conns[c.dc].NewSession()
+					if err != nil {
+						return
+					}
+					_ = c.conn.Close()
+					restarts++
+					c.conn, c.name = s, fmt.Sprintf("%s.%d", base, restarts)
+				}
 			}
 		}()
 	}
-	if spec.Progress != nil {
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		tick := time.NewTicker(time.Second)
-	loop:
-		for {
-			select {
-			case <-done:
-				break loop
-			case <-tick.C:
-				spec.Progress(min(time.Since(t0), spec.Duration), spec.Duration)
+	// Clients stop at the deadline or at the interrupt, whichever comes
+	// first; operations outstanding then still complete.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(time.Second)
+	ctxDone := ctx.Done()
+	interrupted := false
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-tick.C:
+			if spec.Progress != nil {
+				spec.Progress(rec.progress(min(time.Since(t0), spec.Duration), spec.Duration))
 			}
+		case <-ctxDone:
+			interrupted = time.Now().Before(deadline)
+			ctxDone = nil
 		}
-		tick.Stop()
 	}
-	wg.Wait()
+	tick.Stop()
 	elapsed := time.Since(t0)
 	for _, op := range pre.writes() {
 		if err := hw.Write(op); err != nil && writeErr == nil {
@@ -223,7 +315,8 @@ func RunLive(spec LiveSpec) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Protocol: p.Name(), Guarantee: p.Guarantee().String(), Topology: topo.Name,
-		Workload: spec.Workload.Name, Seed: spec.Seed, Runtime: "live", DurationS: round3(elapsed.Seconds()), Clients: spec.Clients}
+		Workload: spec.Workload.Name, Seed: spec.Seed, Runtime: "live", DurationS: round3(elapsed.Seconds()), Clients: spec.Clients,
+		Interrupted: interrupted}
 	rec.fill(res, elapsed)
 	res.dropVisibility() // the servers' visibility reports do not reach the clients
 	if ceiling > 0 {

@@ -35,10 +35,12 @@ type preRun struct {
 	run string
 	mu  sync.Mutex
 	ids map[string]map[string]bool // key -> value IDs read
+	// dels are the IDs of ids that are tombstones: recorded as dels.
+	dels map[string]bool
 }
 
 func newPreRun(run string) *preRun {
-	return &preRun{run: run, ids: map[string]map[string]bool{}}
+	return &preRun{run: run, ids: map[string]map[string]bool{}, dels: map[string]bool{}}
 }
 
 // loadedID names the loaded value of key in a live history.
@@ -71,7 +73,12 @@ func (p *preRun) see(key string, value []byte) []byte {
 		return nil
 	}
 	var id string
-	if protocol.IsLoaded(value) {
+	if tid, ok := protocol.TombstoneID(value); ok {
+		// A delete made before the run (causeway del), or one of the run's.
+		if id = tid; strings.HasPrefix(id, p.run) {
+			return value
+		}
+	} else if protocol.IsLoaded(value) {
 		id = loadedID(key)
 		value = []byte(id)
 	} else if id = workload.ValueID(value); strings.HasPrefix(id, p.run) {
@@ -83,6 +90,9 @@ func (p *preRun) see(key string, value []byte) []byte {
 		p.ids[key] = map[string]bool{}
 	}
 	p.ids[key][id] = true
+	if protocol.IsTombstone(value) {
+		p.dels[id] = true
+	}
 	return value
 }
 
@@ -95,7 +105,11 @@ func (p *preRun) writes() []history.Op {
 	var out []history.Op
 	for _, k := range slices.Sorted(maps.Keys(p.ids)) {
 		for _, id := range slices.Sorted(maps.Keys(p.ids[k])) {
-			out = append(out, history.Op{Session: PreRunSession, DC: "", Op: history.Put, Key: k, Value: &id, OK: &failed})
+			kind := history.Put
+			if p.dels[id] {
+				kind = history.Del
+			}
+			out = append(out, history.Op{Session: PreRunSession, DC: "", Op: kind, Key: k, Value: &id, OK: &failed})
 		}
 	}
 	return out

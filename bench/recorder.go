@@ -34,8 +34,13 @@ type Recorder struct {
 	pendingMeta map[verKey][]sighting
 	timeline    *timeline // nil unless RecordTimeline was called
 	// gets counts successful single-key gets, getData those that
-	// returned data (a loaded or a written value).
+	// returned data (a loaded or a written value, not a tombstone).
 	gets, getData int64
+	// window collects the operations since the last Progress.Window, once
+	// a progress callback has asked (nil until then); windowStart is
+	// when it began.
+	window      *opStats
+	windowStart time.Duration
 }
 
 // NewRecorder returns an empty Recorder for a run of p on t.
@@ -68,13 +73,26 @@ func (r *Recorder) MessageSent(_ time.Duration, from, to protocol.NodeID, bytes 
 // Done records a completed client operation of a session in datacenter
 // dc that started at start and ended at end (runtime clock).
 func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) {
+	r.DoneIntended(dc, req, rep, start, start, end)
+}
+
+// DoneIntended records an operation of an open-loop client that was due
+// at intended but issued at start (later, when the session's previous
+// operation was still outstanding): its latency and timeline interval
+// count from intended, so that a slow system's queueing shows (YCSB's
+// "intended" latency, without coordinated omission); the visibility of
+// its write counts from start.
+func (r *Recorder) DoneIntended(dc string, req protocol.Request, rep protocol.Reply, intended, start, end time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timeline != nil {
-		r.timeline.add(req.Op, rep.Err != protocol.OK, start, end)
+		r.timeline.add(req.Op, rep.Err != protocol.OK, intended, end)
 	}
-	us := (end - start).Microseconds()
+	us := (end - intended).Microseconds()
 	r.all.done(req.Op, rep, us)
+	if r.window != nil {
+		r.window.done(req.Op, rep, us)
+	}
 	r.dc(dc).ops.done(req.Op, rep, us)
 	if rep.Err != protocol.OK {
 		r.errs[req.Op.String()]++
@@ -93,7 +111,7 @@ func (r *Recorder) Done(dc string, req protocol.Request, rep protocol.Reply, sta
 	}
 	if req.Op == protocol.OpGet {
 		r.gets++
-		if rep.Value != nil {
+		if rep.Value != nil && !protocol.IsTombstone(rep.Value) {
 			r.getData++
 		}
 	}

@@ -61,6 +61,10 @@ type Latency struct {
 	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
 	Mean float64 `json:"mean"`
+	// Min and P999 bound the distribution: the fastest operation and the
+	// 99.9th percentile (go-ycsb's Min and 99.9th).
+	Min  float64 `json:"min"`
+	P999 float64 `json:"p999"`
 }
 
 // Percentiles is a shorter summary, in milliseconds.
@@ -104,8 +108,9 @@ type Result struct {
 	LatencyMs      map[string]Latency `json:"latency_ms"`
 	LocalFraction  *float64           `json:"local_fraction,omitempty"`
 	// GetDataFraction is the share of successful single-key gets that
-	// returned data (a loaded or a written value) rather than nothing;
-	// read_txn reads are not counted. Absent when no get succeeded.
+	// returned data (a loaded or a written value) rather than nothing or
+	// a delete's tombstone; read_txn reads are not counted. Absent when no
+	// get succeeded.
 	GetDataFraction *float64 `json:"get_data_fraction,omitempty"`
 	// AllLocalFraction is the share of operations with wan_rounds = 0,
 	// over those that report wan_rounds (absent when none does).
@@ -142,7 +147,11 @@ type Result struct {
 	// PerDC breaks the run down by the DC of the client sessions (for
 	// visibility: of the writer), keyed by DC name (bench/perdc.go).
 	PerDC map[string]*DCResult `json:"per_dc,omitempty"`
-	Check CheckResult          `json:"check"`
+	// Interrupted is true when the run was stopped before its duration
+	// (SimSpec.Context, LiveSpec.Context: Ctrl-C): DurationS is the time it
+	// ran, and the history and checker cover the operations until then.
+	Interrupted bool        `json:"interrupted,omitempty"`
+	Check       CheckResult `json:"check"`
 }
 
 // WriteJSON writes r as indented JSON.
@@ -168,5 +177,7 @@ func summarize(h *hdrhistogram.Histogram) Latency {
 		P90:  usToMs(h.ValueAtQuantile(90)),
 		P99:  usToMs(h.ValueAtQuantile(99)),
 		Mean: round3(h.Mean() / 1000),
+		Min:  usToMs(h.Min()),
+		P999: usToMs(h.ValueAtQuantile(99.9)),
 	}
 }

@@ -234,7 +234,13 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 		"--workload", name, "--records", fmt.Sprint(w.RecordCount), "--value-size", fmt.Sprint(w.ValueSize),
 		"--distribution", w.Distribution,
 		"--seed", fmt.Sprint(spec.Seed), "--duration", durFlag(spec.Duration), "--clients", fmt.Sprint(spec.Clients),
-		"--jitter", durFlag(spec.Jitter), "--service-time", durFlag(spec.ServiceTime), "--op-timeout", durFlag(spec.OpTimeout)}
+		"--service-time", durFlag(spec.ServiceTime), "--op-timeout", durFlag(spec.OpTimeout)}
+	switch {
+	case spec.Jitter > 0:
+		args = append(args, "--jitter", durFlag(spec.Jitter))
+	case spec.Jitter < 0:
+		args = append(args, "--jitter", "0") // none; the flag left out is the topology's
+	}
 	if w.ZipfConstant != 0 {
 		args = append(args, "--zipf", strconv.FormatFloat(w.ZipfConstant, 'g', -1, 64))
 	}
@@ -247,6 +253,10 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	if spec.NoLoad {
 		args = append(args, "--no-load")
 	}
+	if spec.ClientRate > 0 && spec.OpenLoop {
+		// --target is divided over the clients.
+		args = append(args, "--target", strconv.FormatFloat(spec.ClientRate*float64(spec.Clients), 'g', -1, 64))
+	}
 	if len(spec.Faults) > 0 {
 		args = append(args, "--faults", faultsFile)
 	}
@@ -255,8 +265,8 @@ func ReplayCommand(spec SimSpec, faultsFile string) string {
 	if spec.Cost != nil {
 		cannot = append(cannot, "a cost model (add the run's --cost)")
 	}
-	if spec.ClientRate > 0 {
-		cannot = append(cannot, fmt.Sprintf("client rate %g/s", spec.ClientRate))
+	if spec.ClientRate > 0 && !spec.OpenLoop {
+		cannot = append(cannot, fmt.Sprintf("paced client rate %g/s", spec.ClientRate))
 	}
 	if len(cannot) > 0 {
 		cmd += " # not expressible: " + strings.Join(cannot, ", ")

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -38,8 +39,14 @@ type SimSpec struct {
 	Faults    faults.Schedule
 	// History, when set, receives the history as JSON Lines.
 	History io.Writer
-	// Progress, when set, is called as virtual time advances.
-	Progress func(done, total time.Duration)
+	// Progress, when set, is called as virtual time advances (every 1/50
+	// of Duration); it cannot change the run's result.
+	Progress func(Progress)
+	// Context, when set, interrupts the run when it is done (Ctrl-C):
+	// clients stop issuing operations at the next 1/50 of Duration, and
+	// the run drains, quiesces and is checked as if Duration had been that
+	// long; the result says Interrupted.
+	Context context.Context
 	// Timeline, when positive, is the interval width of the result's
 	// per-interval throughput and latency series (Result.Timeline).
 	Timeline time.Duration
@@ -50,6 +57,14 @@ type SimSpec struct {
 	// Sessions start spread over the first interval. 0: a closed loop that
 	// issues the next operation as soon as the last one completes.
 	ClientRate float64
+	// OpenLoop, with ClientRate, makes each session's schedule fixed:
+	// operation k is due at its start offset + k/ClientRate whatever
+	// happened before, a session behind schedule issues at once until it
+	// has caught up, and latencies count from when an operation was due
+	// (Recorder.DoneIntended). An overloaded system then shows growing
+	// latency at the offered rate instead of a lower rate (causeway sim
+	// and bench --target).
+	OpenLoop bool
 	// NoLoad skips the load phase: keys start absent instead of holding
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
@@ -73,6 +88,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 	rec := NewRecorder(spec.Protocol, spec.Topology)
 	if spec.Timeline > 0 {
 		rec.RecordTimeline(spec.Timeline, spec.Duration)
+	}
+	if spec.Progress != nil {
+		rec.watch()
 	}
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
@@ -99,6 +117,8 @@ func RunSim(spec SimSpec) (*Result, error) {
 		}
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
 		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
+		offset := interval * time.Duration(i) / time.Duration(spec.Clients)
+		due := offset // the open loop's schedule
 		var next func()
 		next = func() {
 			if stopped {
@@ -106,15 +126,21 @@ func RunSim(spec SimSpec) (*Result, error) {
 			}
 			req := gen.Next()
 			start := s.Now()
+			intended := start
+			if spec.OpenLoop && interval > 0 {
+				intended, due = min(due, start), due+interval
+			} else {
+				due = start + interval
+			}
 			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
-				rec.Done(dc, req, rep, start, now)
+				rec.DoneIntended(dc, req, rep, intended, start, now)
 				if spec.OnDone != nil {
 					spec.OnDone(dc, req, rep, start, now)
 				}
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}
-				if due := start + interval; now < due {
+				if now < due {
 					s.At(due, next)
 				} else {
 					next()
@@ -124,21 +150,26 @@ func RunSim(spec SimSpec) (*Result, error) {
 				panic(err) // the driver keeps one operation per session
 			}
 		}
-		s.At(interval*time.Duration(i)/time.Duration(spec.Clients), next)
+		s.At(offset, next)
 	}
 	step := spec.Duration / progressSteps
 	if step <= 0 {
 		step = spec.Duration
 	}
+	ran, interrupted := spec.Duration, false
 	for t := step; ; t += step {
 		if t > spec.Duration {
 			t = spec.Duration
 		}
 		s.RunUntil(t)
 		if spec.Progress != nil {
-			spec.Progress(t, spec.Duration)
+			spec.Progress(rec.progress(t, spec.Duration))
 		}
 		if t == spec.Duration {
+			break
+		}
+		if spec.Context != nil && spec.Context.Err() != nil {
+			ran, interrupted = t, true
 			break
 		}
 	}
@@ -157,9 +188,10 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res := &Result{
 		Protocol: spec.Protocol.Name(), Guarantee: spec.Protocol.Guarantee().String(),
 		Topology: spec.Topology.Name, Workload: spec.Workload.Name,
-		Seed: spec.Seed, Runtime: "sim", DurationS: spec.Duration.Seconds(), Clients: spec.Clients,
+		Seed: spec.Seed, Runtime: "sim", DurationS: ran.Seconds(), Clients: spec.Clients,
+		Interrupted: interrupted,
 	}
-	rec.fill(res, spec.Duration)
+	rec.fill(res, ran)
 	st := s.Stats()
 	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
 	res.MetadataBytesPerWrite = metadataPerWrite(st)

@@ -6,6 +6,10 @@
 // (NAME.crt, NAME.key, with any "/" in the name written as "_"). Every key
 // is ECDSA P-256, every file PEM, and every key file mode 0600.
 //
+// Add signs more certificates with a CA Generate made, without replacing
+// it: a node that joins the cluster, or a new client, gets a pair the
+// existing nodes already trust.
+//
 // ServerConfig and ClientConfig turn such a directory into tls.Configs in
 // which both ends prove who they are: a server accepts only peers holding a
 // certificate from the same CA, and a client accepts only a server that
@@ -113,50 +117,12 @@ func Generate(dir string, opts Options) error {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	hosts := opts.Hosts
-	if len(hosts) == 0 {
-		hosts = DefaultHosts
+	if err := checkNames(opts); err != nil {
+		return err
 	}
-	var dnsNames []string
-	var ips []net.IP
-	for _, h := range hosts {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			return errors.New("certs: empty host name")
-		}
-		if ip := net.ParseIP(h); ip != nil {
-			ips = append(ips, ip)
-		} else {
-			dnsNames = append(dnsNames, h)
-		}
-	}
-	seen := map[string]string{CAName: CAName}
-	check := func(kind, name string) error {
-		if name == "" {
-			return fmt.Errorf("certs: empty %s name", kind)
-		}
-		if strings.Contains(name, `\`) || strings.Contains(name, "..") || name != strings.TrimSpace(name) {
-			return fmt.Errorf("certs: %s name %q: no \\, .. or surrounding spaces allowed", kind, name)
-		}
-		stem := FileStem(name)
-		if prev, ok := seen[stem]; ok {
-			if prev == CAName {
-				return fmt.Errorf("certs: %s name %q is reserved for the CA", kind, name)
-			}
-			return fmt.Errorf("certs: %s name %q and %q would both be written to %s.crt", kind, name, prev, stem)
-		}
-		seen[stem] = name
-		return nil
-	}
-	for _, n := range opts.Nodes {
-		if err := check("node", n); err != nil {
-			return err
-		}
-	}
-	for _, n := range opts.Clients {
-		if err := check("client", n); err != nil {
-			return err
-		}
+	dnsNames, ips, err := parseHosts(opts.Hosts)
+	if err != nil {
+		return err
 	}
 
 	caKeyPath := filepath.Join(dir, CAName+".key")
@@ -199,6 +165,87 @@ func Generate(dir string, opts Options) error {
 		return fmt.Errorf("certs: CA key: %w", err)
 	}
 
+	leaves, err := issueLeaves(opts, ca, caKey, dnsNames, ips, notBefore, notAfter)
+	if err != nil {
+		return err
+	}
+
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("certs: %w", err)
+	}
+	// The CA goes last, so that a write failing part way leaves no ca.key
+	// and a second run needs no Force.
+	for _, l := range leaves {
+		if err := writeFile(dir, l.stem+".crt", l.certPEM, 0o644); err != nil {
+			return err
+		}
+		if err := writeFile(dir, l.stem+".key", l.keyPEM, 0o600); err != nil {
+			return err
+		}
+	}
+	if err := writeFile(dir, CAName+".crt", caPEM, 0o644); err != nil {
+		return err
+	}
+	return writeFile(dir, CAName+".key", caKeyPEM, 0o600)
+}
+
+// parseHosts splits hosts (DefaultHosts when empty) into DNS names and
+// IP addresses.
+func parseHosts(hosts []string) (dnsNames []string, ips []net.IP, err error) {
+	if len(hosts) == 0 {
+		hosts = DefaultHosts
+	}
+	for _, h := range hosts {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, nil, errors.New("certs: empty host name")
+		}
+		if ip := net.ParseIP(h); ip != nil {
+			ips = append(ips, ip)
+		} else {
+			dnsNames = append(dnsNames, h)
+		}
+	}
+	return dnsNames, ips, nil
+}
+
+// checkNames refuses an empty name, "ca", a name with "\" or "..", and two
+// names written to the same files.
+func checkNames(opts Options) error {
+	seen := map[string]string{CAName: CAName}
+	check := func(kind, name string) error {
+		if name == "" {
+			return fmt.Errorf("certs: empty %s name", kind)
+		}
+		if strings.Contains(name, `\`) || strings.Contains(name, "..") || name != strings.TrimSpace(name) {
+			return fmt.Errorf("certs: %s name %q: no \\, .. or surrounding spaces allowed", kind, name)
+		}
+		stem := FileStem(name)
+		if prev, ok := seen[stem]; ok {
+			if prev == CAName {
+				return fmt.Errorf("certs: %s name %q is reserved for the CA", kind, name)
+			}
+			return fmt.Errorf("certs: %s name %q and %q would both be written to %s.crt", kind, name, prev, stem)
+		}
+		seen[stem] = name
+		return nil
+	}
+	for _, n := range opts.Nodes {
+		if err := check("node", n); err != nil {
+			return err
+		}
+	}
+	for _, n := range opts.Clients {
+		if err := check("client", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// issueLeaves signs with ca a certificate and key for every node (serving
+// and dialing, valid for dnsNames and ips) and client (dialing) of opts.
+func issueLeaves(opts Options, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dnsNames []string, ips []net.IP, notBefore, notAfter time.Time) ([]issued, error) {
 	var leaves []issued
 	leaf := func(name string, server bool) error {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -236,32 +283,15 @@ func Generate(dir string, opts Options) error {
 	}
 	for _, n := range opts.Nodes {
 		if err := leaf(n, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, n := range opts.Clients {
 		if err := leaf(n, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
-
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("certs: %w", err)
-	}
-	// The CA goes last, so that a write failing part way leaves no ca.key
-	// and a second run needs no Force.
-	for _, l := range leaves {
-		if err := writeFile(dir, l.stem+".crt", l.certPEM, 0o644); err != nil {
-			return err
-		}
-		if err := writeFile(dir, l.stem+".key", l.keyPEM, 0o600); err != nil {
-			return err
-		}
-	}
-	if err := writeFile(dir, CAName+".crt", caPEM, 0o644); err != nil {
-		return err
-	}
-	return writeFile(dir, CAName+".key", caKeyPEM, 0o600)
+	return leaves, nil
 }
 
 // serial is a random 128-bit certificate serial number.

@@ -5,9 +5,14 @@
 //
 // # Model
 //
-// Writes are puts and each key of a write_txn; reads are gets and each key
-// of a read_txn. Write values are unique, so every read names the write it
-// read from. The causal order co is the transitive closure of session
+// Writes are puts, dels and each key of a write_txn; reads are gets and
+// each key of a read_txn. Write values are unique, so every read names the
+// write it read from. A del is a write of a tombstone whose ID is its
+// value, and a read that found the key deleted returns that ID (package
+// history): a delete is checked exactly as a put, so a read of an older
+// delete, of a value a delete in its causal past replaced, or of null after
+// one, is a stale read, and explanations show what a read saw as
+// "deleted(ID)". The causal order co is the transitive closure of session
 // (program) order and reads-from; a transaction is one event of co, so a
 // write_txn becomes visible as a whole and a read_txn reads at one point.
 //
@@ -59,6 +64,32 @@
 // keys too). Time is O((N + E)·S) and memory O(N + S² + W·S) for N
 // operations, S sessions and W writes; a million operations over 64
 // sessions check in about a second.
+//
+// # Explanations and the HTML page
+//
+// Each kept violation is explained twice over: Explanation is the chain
+// in words ("session a put x=1 (line 1), then put y=2 (line 2); session b
+// read y=2 (line 5), ..."), and Events and Edges are the same chain as a
+// graph — the operations it names (line, session, DC, what each did, the
+// read that breaks the rule) and the session-order, reads-from and
+// conflict edges between them, the violating ones marked. Both are built
+// from the same path through co, so they never disagree.
+//
+// WriteHTML (causeway check --html FILE) draws that graph, one figure per
+// violation, on a self-contained HTML page: inline CSS and SVG, no script,
+// nothing fetched, so it can be mailed or attached to an issue. Each
+// session is a vertical lane headed by its name and DC; its operations
+// are boxes down the lane in causal order (a topological order of the
+// edges, one operation per row), each with its line number and what it
+// did. Arrows: grey for session order ("…" when operations between are
+// left out), blue for reads-from (labelled with the key), dashed for the
+// conflict edges of an order disagreement ("before": the write must be
+// ordered before the other, because a read that had it in its causal past
+// returned the other). The read that breaks the rule, and the edge that
+// does, are red; a stale read's newer write is noted "should have been
+// seen". Under each figure are the rule broken, what it forbids, the
+// explanation and the history's line numbers. Divergence and quiescence
+// violations, which no history operation explains, have text only.
 package check
 
 import (
@@ -99,6 +130,14 @@ type Violation struct {
 	Explanation string `json:"explanation"`
 	// Ops are the 1-based line numbers of the operations involved, ascending.
 	Ops []int `json:"ops,omitempty"`
+	// Events are the operations the explanation follows, in the order it
+	// names them (a superset of Ops: an order disagreement also shows the
+	// path that put a write in a read's causal past), and Edges the
+	// session-order, reads-from and conflict edges between them: the
+	// explanation as a graph, which WriteHTML draws. Empty for divergence
+	// and quiescence, which no history operation explains.
+	Events []Event `json:"events,omitempty"`
+	Edges  []Edge  `json:"edges,omitempty"`
 }
 
 // Result is the checker's verdict.

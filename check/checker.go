@@ -82,6 +82,7 @@ type checker struct {
 	chains    [][]int32
 	keyNames  []string
 	keyID     map[string]int32
+	dels      map[string]bool // values (tombstone IDs) written by dels
 
 	items []item
 
@@ -107,10 +108,12 @@ type checker struct {
 	g2           *graph
 
 	recs []rec
+
+	fig *figure // collects the violation being explained, or nil
 }
 
 func newChecker(h *history.History) *checker {
-	return &checker{h: h, n: len(h.Ops), keyID: map[string]int32{}}
+	return &checker{h: h, n: len(h.Ops), keyID: map[string]int32{}, dels: map[string]bool{}}
 }
 
 func (c *checker) key(k string) int32 {
@@ -161,7 +164,10 @@ func (c *checker) build() {
 		}
 		c.sess[i] = s
 		switch op.Op {
-		case history.Put:
+		case history.Put, history.Del:
+			if op.Op == history.Del && op.Value != nil {
+				c.dels[*op.Value] = true
+			}
 			if op.Value != nil {
 				if _, dup := writer[*op.Value]; !dup {
 					writer[*op.Value] = wref{int32(i), c.key(op.Key)}
@@ -242,7 +248,7 @@ func (c *checker) build() {
 	c.failedBy = map[int32][]int32{}
 	forWrites := func(v int32, f func(k int32)) {
 		op := &ops[v]
-		if op.Op == history.Put {
+		if op.Op == history.Put || op.Op == history.Del {
 			f(c.keyID[op.Key])
 			return
 		}

@@ -23,12 +23,20 @@ func val(p *string) string {
 	return *p
 }
 
+// valText is val, with a del's tombstone ID shown as "deleted(ID)".
+func (c *checker) valText(p *string) string {
+	if p != nil && c.dels[*p] {
+		return "deleted(" + *p + ")"
+	}
+	return val(p)
+}
+
 // valueOf returns the value node v read or wrote for key k.
 func (c *checker) valueOf(v int32, k int32) *string {
 	op := &c.h.Ops[v]
 	name := c.keyNames[k]
 	switch op.Op {
-	case history.Get, history.Put:
+	case history.Get, history.Put, history.Del:
 		return op.Value
 	case history.ReadTxn:
 		return op.Reads[name]
@@ -41,7 +49,7 @@ func (c *checker) valueOf(v int32, k int32) *string {
 }
 
 func (c *checker) kv(v int32, k int32) string {
-	return c.keyNames[k] + "=" + val(c.valueOf(v, k))
+	return c.keyNames[k] + "=" + c.valText(c.valueOf(v, k))
 }
 
 // lineNote is " (line N)" or " (line N, failed)".
@@ -53,21 +61,29 @@ func (c *checker) lineNote(v int32) string {
 }
 
 // opText describes what node v did, focused on key k when k >= 0:
-// "put x=1", "read x=1", "read x=1 in a read_txn", "wrote x=1 in a
-// write_txn", or the whole transaction when k < 0.
+// "put x=1 (line 3)", "read x=1 (line 4)", "read x=1 in a read_txn (line
+// 5)", "wrote x=1 in a write_txn (line 6)", or the whole transaction when
+// k < 0.
 func (c *checker) opText(v int32, k int32) string {
+	return c.opVerb(v, k) + c.lineNote(v)
+}
+
+// opVerb is opText without the line.
+func (c *checker) opVerb(v int32, k int32) string {
 	op := &c.h.Ops[v]
 	var s string
 	switch op.Op {
 	case history.Get:
-		s = "read " + op.Key + "=" + val(op.Value)
+		s = "read " + op.Key + "=" + c.valText(op.Value)
 	case history.Put:
 		s = "put " + op.Key + "=" + val(op.Value)
+	case history.Del:
+		s = "deleted " + op.Key + " (tombstone " + val(op.Value) + ")"
 	case history.ReadTxn:
 		if k >= 0 {
 			s = "read " + c.kv(v, k) + " in a read_txn"
 		} else {
-			s = "ran read_txn " + mapText(op.Reads, func(p *string) string { return val(p) })
+			s = "ran read_txn " + mapText(op.Reads, c.valText)
 		}
 	case history.WriteTxn:
 		if k >= 0 {
@@ -76,7 +92,7 @@ func (c *checker) opText(v int32, k int32) string {
 			s = "ran write_txn " + mapText(op.Writes, func(s string) string { return s })
 		}
 	}
-	return s + c.lineNote(v)
+	return s
 }
 
 func mapText[V any](m map[string]V, f func(V) string) string {
@@ -101,8 +117,11 @@ func mapText[V any](m map[string]V, f func(V) string) string {
 func (c *checker) writeText(w int32, k int32) string {
 	op := &c.h.Ops[w]
 	how := "put"
-	if op.Op == history.WriteTxn {
+	switch op.Op {
+	case history.WriteTxn:
 		how = "written in a write_txn"
+	case history.Del:
+		how = "deleted"
 	}
 	failed := ""
 	if op.Failed() {
@@ -124,7 +143,8 @@ func (c *checker) labKey(lab int32) int32 {
 
 // chain renders the path start, steps... as runs of one session each.
 // pins forces nodes to be shown (with the key to focus on); the others
-// inside a run are elided. used collects the nodes shown.
+// inside a run are elided. used collects the nodes shown, and c.fig (when
+// collecting) the nodes and the edges between them.
 func (c *checker) chain(start int32, steps []step, pins map[int32]int32, used map[int32]bool) string {
 	nodes := make([]int32, 0, len(steps)+1)
 	labs := make([]int32, 0, len(steps)+1) // labs[i]: edge into nodes[i]
@@ -163,6 +183,10 @@ func (c *checker) chain(start int32, steps []step, pins map[int32]int32, used ma
 		if !newRun && !lastOfRun && !pinned {
 			continue
 		}
+		c.fig.event(nodes[i], focus(i))
+		if i > 0 {
+			c.fig.stepEdge(nodes[max(prevShown, 0)], nodes[i], labs[i], !newRun && prevShown != i-1)
+		}
 		if newRun {
 			if i > 0 {
 				runs = append(runs, b.String())
@@ -198,16 +222,21 @@ func linesOf(c *checker, used map[int32]bool) []int {
 }
 
 func (c *checker) explain(r *rec) Violation {
+	c.fig = newFigure(c)
+	defer func() { c.fig = nil }()
+	var v Violation
 	switch r.rule {
 	case rThinAir:
-		return c.explainThinAir(r)
+		v = c.explainThinAir(r)
 	case rCyclic:
-		return c.explainCycle(r)
+		v = c.explainCycle(r)
 	case rStale, rFractured:
-		return c.explainStale(r)
+		v = c.explainStale(r)
 	default:
-		return c.explainOrder(r)
+		v = c.explainOrder(r)
 	}
+	c.fig.finish(&v)
+	return v
 }
 
 func (c *checker) explainThinAir(r *rec) Violation {
@@ -216,12 +245,19 @@ func (c *checker) explainThinAir(r *rec) Violation {
 	value := val(c.valueOf(v, it.key))
 	why := "no operation in the history wrote that value"
 	used := map[int32]bool{v: true}
+	c.fig.event(v, it.key)
+	c.fig.violating(v)
 	// Was it written to another key?
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
-		if op.Op == history.Put && op.Value != nil && *op.Value == value {
-			why = fmt.Sprintf("that value was put to key %s, not %s (line %d)", op.Key, c.keyNames[it.key], c.line(int32(i)))
+		if (op.Op == history.Put || op.Op == history.Del) && op.Value != nil && *op.Value == value {
+			verb := "put to"
+			if op.Op == history.Del {
+				verb = "a tombstone of"
+			}
+			why = fmt.Sprintf("that value was %s key %s, not %s (line %d)", verb, op.Key, c.keyNames[it.key], c.line(int32(i)))
 			used[int32(i)] = true
+			c.fig.note(int32(i), -1, "wrote it to another key")
 			break
 		}
 		if op.Op == history.WriteTxn {
@@ -230,6 +266,7 @@ func (c *checker) explainThinAir(r *rec) Violation {
 				if w == value {
 					why = fmt.Sprintf("that value was written to key %s, not %s (write_txn, line %d)", k, c.keyNames[it.key], c.line(int32(i)))
 					used[int32(i)] = true
+					c.fig.note(int32(i), c.keyID[k], "wrote it to another key")
 					found = true
 				}
 			}
@@ -264,6 +301,8 @@ func (c *checker) explainCycle(r *rec) Violation {
 		steps = append(steps, step{to: it.node, lab: int32(i)})
 		pins := map[int32]int32{it.node: it.key}
 		txt := c.chain(it.node, steps, pins, used)
+		c.fig.violating(it.node)
+		c.fig.edge(it.src, it.node, EdgeReadsFrom, it.key, false, true)
 		return Violation{
 			Rule: RuleCyclicCausality,
 			Key:  c.keyNames[it.key],
@@ -338,6 +377,12 @@ func (c *checker) explainStale(r *rec) Violation {
 	}
 	txt := c.chain(start, steps, pins, used)
 	used[v], used[w2] = true, true
+	c.fig.violating(v)
+	c.fig.note(w2, key, "should have been seen")
+	if w1 >= 0 {
+		c.fig.note(w1, key, "returned instead")
+		c.fig.edge(w1, v, EdgeReadsFrom, key, false, true)
+	}
 	got := keyName + "=null (the initial state)"
 	if w1 >= 0 {
 		got = "the older " + c.kv(w1, key)
@@ -398,6 +443,7 @@ func (c *checker) explainOrder(r *rec) Violation {
 			}
 			rd := c.items[cf.item].node
 			used[cf.from], used[cf.to], used[rd] = true, true, true
+			c.figureConflict(cf, ck)
 			parts = append(parts, fmt.Sprintf("%s was in the causal past of session %s's read at line %d, which returned %s instead, so %s must be ordered before %s",
 				c.writeText(cf.from, ck), c.sessNames[c.sess[rd]], c.line(rd), c.kv(cf.to, ck), c.kv(cf.from, ck), c.kv(cf.to, ck)))
 			segStart, seg = s.to, nil
@@ -436,4 +482,22 @@ func (c *checker) kvOr(v int32, pins map[int32]int32) string {
 		return c.kv(v, k)
 	}
 	return c.opText(v, -1)
+}
+
+// figureConflict adds to the figure the conflict edge cf (of key k) with
+// its reason: the read that returned cf.to although cf.from was in its
+// causal past, and the path that put it there.
+func (c *checker) figureConflict(cf cfEdge, k int32) {
+	if c.fig == nil {
+		return
+	}
+	rd := c.items[cf.item].node
+	c.fig.event(cf.from, k)
+	c.fig.event(cf.to, k)
+	if steps := c.g1.path(cf.from, rd, c.window(cf.from, rd)); steps != nil {
+		c.chain(cf.from, steps, map[int32]int32{cf.from: k, rd: k}, map[int32]bool{})
+	}
+	c.fig.note(rd, k, fmt.Sprintf("puts line %d before line %d", c.line(cf.from), c.line(cf.to)))
+	c.fig.edge(cf.to, rd, EdgeReadsFrom, k, false, false)
+	c.fig.edge(cf.from, cf.to, EdgeConflict, k, false, true)
 }

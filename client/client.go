@@ -1,5 +1,8 @@
 // Package client is Causeway's public Go API: a causal+ session with Get,
-// Put, ReadTxn and WriteTxn over a connection to one datacenter (DC).
+// Put, Delete, ReadTxn and WriteTxn over a connection to one datacenter
+// (DC). A Delete writes a tombstone that reads return as "not found"
+// (protocol.Tombstone); values starting with protocol.TombstonePrefix are
+// reserved for it.
 //
 // A Session is one client thread of the papers: its operations happen one
 // after another, and everything it reads or writes is in the causal past of
@@ -29,7 +32,7 @@
 // token names (the user's own writes, and what they read): operations
 // wait, and time out if it does not catch up in time (a partition). A
 // token is valid for any datacenter of the same cluster, any number of
-// times; the old session may go on being used, but operations made on it
+// times (another cluster refuses it with ErrBadToken); the old session may go on being used, but operations made on it
 // after the token was taken are not part of the token. Protocols that
 // cannot move sessions answer ErrUnsupported; a damaged token, or one made
 // by a store running another protocol, ErrBadToken.
@@ -53,13 +56,21 @@
 //
 // # Errors
 //
-// Errors a program can act on are ErrTimeout (the outcome is unknown: a
-// write may or may not have taken effect; this includes ctx ending before
-// the reply), ErrUnavailable (no replica could be reached; a write did not
-// take effect), ErrUnsupported (the protocol does not implement the
-// operation, e.g. transactions or moving sessions) and ErrBadToken. Test
-// for them with errors.Is; the message says which operation failed and
-// why.
+// Errors a program can act on are ErrTimeout (no answer in time,
+// including ctx ending first; for a write the outcome is unknown: it may
+// or may not have taken effect, and the message says so), ErrUnavailable
+// (no replica could be reached; a write did not take effect), ErrInvalidKey
+// (a key that is not valid UTF-8, refused before anything is sent),
+// ErrUnsupported (the protocol does not implement the operation, e.g.
+// transactions or moving sessions) and ErrBadToken. Test for them with
+// errors.Is; the message says which operation failed and why.
+//
+// A session of a live cluster (Dial) answers ErrUnavailable at once, not
+// after its timeout, when the node it talks to cannot be reached (nothing
+// listens at its address): a read at once, a write when none of its
+// messages left the process. Such a session has ended (the protocol still
+// held the operation): start a new one, or resume one from a token taken
+// earlier.
 package client
 
 import (
@@ -70,8 +81,10 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/runtime/node"
 )
 
 // Conn carries a session's operations to the store. Do runs one operation
@@ -94,11 +107,15 @@ type TokenConn interface {
 
 var (
 	// ErrTimeout means the operation did not complete in time; a write may
-	// or may not have taken effect.
-	ErrTimeout = errors.New("timed out, outcome unknown")
+	// or may not have taken effect (its error says "outcome unknown").
+	ErrTimeout = errors.New("timed out")
 	// ErrUnavailable means no replica could be reached; a write did not
-	// take effect.
-	ErrUnavailable = errors.New("unavailable")
+	// take effect. It is node.ErrUnavailable, the live runtime's answer
+	// for a node that cannot be reached.
+	ErrUnavailable = node.ErrUnavailable
+	// ErrInvalidKey means a key is not valid UTF-8 (keys travel as
+	// protobuf strings); nothing was sent.
+	ErrInvalidKey = errors.New("key is not valid UTF-8")
 	// ErrUnsupported means the protocol does not implement the operation.
 	ErrUnsupported = errors.New("operation not supported")
 	// ErrClosed is returned by operations on a closed Session.
@@ -107,7 +124,8 @@ var (
 	// not tell it from a key that was never written.
 	ErrEmptyValue = errors.New("empty value (reads cannot tell it from a missing key)")
 	// ErrBadToken means a session token could not be used: it is damaged,
-	// or was made by a store running another protocol. It is
+	// was taken on another cluster, or was made by a store running
+	// another protocol. It is
 	// protocol.ErrBadToken.
 	ErrBadToken = protocol.ErrBadToken
 )
@@ -119,7 +137,12 @@ type Session struct {
 	conn     Conn
 	protocol string
 	dc       string
-	closed   atomic.Bool
+	// cluster is the cluster's ID, carried in the session's tokens
+	// (clustertoken.go); empty for none.
+	cluster string
+	closed  atomic.Bool
+	// dels names this session's deletes (Delete).
+	dels deleteIDs
 	// release, if set, is called by Close after conn.Close (the Cluster
 	// of a session made by Resume).
 	release func() error
@@ -137,27 +160,32 @@ func (s *Session) DC() string { return s.dc }
 // Protocol returns the name of the protocol the store runs.
 func (s *Session) Protocol() string { return s.protocol }
 
-// Get reads key. found is false when key has never been written.
+// Get reads key. found is false when key has never been written or its
+// latest write is a Delete.
 func (s *Session) Get(ctx context.Context, key string) (value []byte, found bool, err error) {
 	rep, err := s.do(ctx, protocol.Request{Op: protocol.OpGet, Key: key}, fmt.Sprintf("get %q", key))
 	if err != nil {
 		return nil, false, err
 	}
-	return rep.Value, rep.Value != nil, nil
+	if rep.Value == nil || protocol.IsTombstone(rep.Value) {
+		return nil, false, nil
+	}
+	return rep.Value, true, nil
 }
 
-// Put writes value to key. value must not be empty.
+// Put writes value to key. value must not be empty, nor start with
+// protocol.TombstonePrefix (ErrReservedValue).
 func (s *Session) Put(ctx context.Context, key string, value []byte) error {
 	what := fmt.Sprintf("put %q", key)
-	if len(value) == 0 {
-		return fmt.Errorf("%s: %w", what, ErrEmptyValue)
+	if err := checkValue(value); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	_, err := s.do(ctx, protocol.Request{Op: protocol.OpPut, Key: key, Value: value}, what)
 	return err
 }
 
 // ReadTxn reads keys from one causal snapshot. Keys that have never been
-// written are absent from the result.
+// written, or whose latest write is a Delete, are absent from the result.
 func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
 	if len(keys) == 0 {
@@ -172,7 +200,7 @@ func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byt
 		return nil, fmt.Errorf("%s: protocol %s answered %d reads for %d keys", what, s.protocol, len(rep.Reads), len(keys))
 	}
 	for _, kv := range rep.Reads {
-		if kv.Value != nil {
+		if kv.Value != nil && !protocol.IsTombstone(kv.Value) {
 			out[kv.Key] = kv.Value
 		}
 	}
@@ -180,7 +208,8 @@ func (s *Session) ReadTxn(ctx context.Context, keys ...string) (map[string][]byt
 }
 
 // WriteTxn writes every key of writes atomically: a ReadTxn sees all of
-// them or none. No value may be empty.
+// them or none. No value may be empty or start with
+// protocol.TombstonePrefix.
 func (s *Session) WriteTxn(ctx context.Context, writes map[string][]byte) error {
 	const what = "write_txn"
 	if len(writes) == 0 {
@@ -188,8 +217,8 @@ func (s *Session) WriteTxn(ctx context.Context, writes map[string][]byte) error 
 	}
 	kvs := make([]protocol.KV, 0, len(writes))
 	for k, v := range writes {
-		if len(v) == 0 {
-			return fmt.Errorf("%s: key %q: %w", what, k, ErrEmptyValue)
+		if err := checkValue(v); err != nil {
+			return fmt.Errorf("%s: key %q: %w", what, k, err)
 		}
 		kvs = append(kvs, protocol.KV{Key: k, Value: v})
 	}
@@ -236,7 +265,7 @@ func (s *Session) Token(ctx context.Context) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	return EncodeToken(b), nil
+	return EncodeToken(wrapClusterToken(s.cluster, b)), nil
 }
 
 // EncodeToken turns a protocol's token bytes (protocol.Mover) into the
@@ -272,10 +301,13 @@ func (s *Session) do(ctx context.Context, req protocol.Request, what string) (pr
 	if s.closed.Load() {
 		return protocol.Reply{}, fmt.Errorf("%s: %w", what, ErrClosed)
 	}
+	if err := CheckKeys(req); err != nil {
+		return protocol.Reply{}, fmt.Errorf("%s: %w", what, err)
+	}
 	rep, err := s.conn.Do(ctx, req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return protocol.Reply{}, fmt.Errorf("%s: %w: %w", what, ErrTimeout, err)
+			return protocol.Reply{}, fmt.Errorf("%s: %w%s: %w", what, ErrTimeout, unknownOutcome(req.Op), err)
 		}
 		return protocol.Reply{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -286,7 +318,7 @@ func (s *Session) do(ctx context.Context, req protocol.Request, what string) (pr
 		}
 		return rep, nil
 	case protocol.ErrTimeout:
-		return protocol.Reply{}, fmt.Errorf("%s: %w (protocol %s)", what, ErrTimeout, s.protocol)
+		return protocol.Reply{}, fmt.Errorf("%s: %w%s (protocol %s)", what, ErrTimeout, unknownOutcome(req.Op), s.protocol)
 	case protocol.ErrUnavailable:
 		return protocol.Reply{}, fmt.Errorf("%s: %w (protocol %s): no replica reachable, not applied", what, ErrUnavailable, s.protocol)
 	case protocol.ErrUnsupported:
@@ -294,4 +326,39 @@ func (s *Session) do(ctx context.Context, req protocol.Request, what string) (pr
 	default:
 		return protocol.Reply{}, fmt.Errorf("%s: protocol %s failed: %v", what, s.protocol, rep.Err)
 	}
+}
+
+// unknownOutcome is what a timeout adds to its message: for a write, that
+// it may or may not have taken effect; nothing for a read.
+func unknownOutcome(op protocol.Op) string {
+	if op == protocol.OpPut || op == protocol.OpWriteTxn {
+		return ", outcome unknown"
+	}
+	return ""
+}
+
+// CheckKeys returns an error wrapping ErrInvalidKey, naming the key, if a
+// key of req is not valid UTF-8: keys travel as protobuf strings, which
+// cannot carry it. Sessions check every request before sending it.
+func CheckKeys(req protocol.Request) error {
+	check := func(k string) error {
+		if !utf8.ValidString(k) {
+			return fmt.Errorf("%w: %q", ErrInvalidKey, k)
+		}
+		return nil
+	}
+	if err := check(req.Key); err != nil {
+		return err
+	}
+	for _, k := range req.Keys {
+		if err := check(k); err != nil {
+			return err
+		}
+	}
+	for _, kv := range req.Writes {
+		if err := check(kv.Key); err != nil {
+			return err
+		}
+	}
+	return nil
 }

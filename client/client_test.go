@@ -84,7 +84,7 @@ func TestReplyErrorsMapToSentinels(t *testing.T) {
 		want error
 		text string
 	}{
-		{protocol.ErrTimeout, ErrTimeout, "read_txn: timed out, outcome unknown"},
+		{protocol.ErrTimeout, ErrTimeout, "read_txn: timed out (protocol cops)"},
 		{protocol.ErrUnavailable, ErrUnavailable, "read_txn: unavailable"},
 		{protocol.ErrUnsupported, ErrUnsupported, "read_txn: operation not supported by protocol cops"},
 	}
@@ -116,6 +116,17 @@ func TestContextEndIsTimeout(t *testing.T) {
 	err := New(c, "fake", "a").Put(context.Background(), "k", []byte("v"))
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want both ErrTimeout and context.DeadlineExceeded", err)
+	}
+	if !strings.Contains(err.Error(), "outcome unknown") {
+		t.Errorf("a write's timeout %q does not say its outcome is unknown", err)
+	}
+	_, _, err = New(c, "fake", "a").Get(context.Background(), "k")
+	if !errors.Is(err, ErrTimeout) || strings.Contains(err.Error(), "outcome unknown") {
+		t.Errorf("a read's timeout %q: want ErrTimeout, and no unknown outcome", err)
+	}
+	err = New(failWith(protocol.ErrTimeout), "fake", "a").WriteTxn(context.Background(), map[string][]byte{"k": []byte("v")})
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "outcome unknown") {
+		t.Errorf("a write transaction's timeout %q: want ErrTimeout with an unknown outcome", err)
 	}
 	other := errors.New("link down")
 	err = New(&fakeConn{err: other}, "fake", "a").Put(context.Background(), "k", []byte("v"))

@@ -19,6 +19,8 @@ type DialOptions = node.DialOptions
 // Its methods are safe for concurrent use.
 type Cluster struct {
 	cc *node.ClientConn
+	// id is the cluster's ID (cluster.Config.ID), carried in tokens.
+	id string
 }
 
 var (
@@ -49,7 +51,7 @@ func DialConfig(cfg *cluster.Config, dc string, opts DialOptions) (*Cluster, err
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Cluster{cc: cc}, nil
+	return &Cluster{cc: cc, id: cfg.ID}, nil
 }
 
 // DC returns the datacenter the connection's sessions live in.
@@ -64,7 +66,14 @@ func (c *Cluster) NewSession() (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return New(s, c.cc.Protocol(), c.cc.DC()), nil
+	return c.session(s), nil
+}
+
+// session wraps a runtime session of the connection.
+func (c *Cluster) session(s *node.Session) *Session {
+	cs := New(s, c.cc.Protocol(), c.cc.DC())
+	cs.cluster = c.id
+	return cs
 }
 
 // Resume continues, in the connection's datacenter, the session whose
@@ -72,12 +81,16 @@ func (c *Cluster) NewSession() (*Session, error) {
 // until this datacenter holds every write the token names: operations
 // wait, and fail with ErrTimeout if it does not catch up within the
 // operation timeout. Resume fails at once, wrapping ErrBadToken, for a
-// damaged token or one made by a store running another protocol, and
+// damaged token, one taken on another cluster (cluster.Config.ID) or one
+// made by a store running another protocol, and
 // wrapping ErrUnsupported when the cluster's protocol cannot move
 // sessions.
 func (c *Cluster) Resume(token string) (*Session, error) {
 	const what = "resume session"
 	b, err := DecodeToken(token)
+	if err == nil {
+		b, err = checkClusterToken(c.id, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -94,7 +107,7 @@ func (c *Cluster) Resume(token string) (*Session, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return New(s, c.cc.Protocol(), c.cc.DC()), nil
+	return c.session(s), nil
 }
 
 // Close ends every session of the connection (abandoning their

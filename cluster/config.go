@@ -9,6 +9,7 @@
 // cluster keeps running on the topology it was planned on even if a preset
 // of the same name changes later.
 //
+//	id: 3f9c2a7e5b1d4c80        # names the cluster in session tokens (optional)
 //	protocol: cops              # a registered protocol (causeway protocols)
 //	tls: false                  # mutual TLS between every process
 //	certs_dir: /abs/dir/certs   # required when tls is true (causeway certs)
@@ -53,6 +54,12 @@
 // clock, such as eventual, need it monotonic across restarts); without it
 // the Unix epoch is used.
 //
+// id names the cluster: Plan draws a random one, and client session
+// tokens (package client) carry it, so that a token taken on one cluster
+// is refused by another instead of making its session wait for writes
+// that cluster never had. A file without one (older files) gives tokens
+// without one, which any cluster running the same protocol accepts.
+//
 // # Local clusters
 //
 // Up, Down and Status manage a cluster whose processes all run on this
@@ -65,6 +72,8 @@ package cluster
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -97,6 +106,10 @@ const DefaultClientListen = "127.0.0.1:0"
 
 // Config is the content of cluster.yaml.
 type Config struct {
+	// ID names the cluster in session tokens (see "id" in the package
+	// doc): 1 to 64 letters, digits, '.', '_' or '-'. Empty: tokens carry
+	// no cluster.
+	ID string `yaml:"id,omitempty"`
 	// Protocol is the name of a registered protocol.
 	Protocol string `yaml:"protocol"`
 	// TLS turns on mutual TLS between every process of the cluster.
@@ -251,6 +264,7 @@ func Plan(topo *topology.Topology, protocolName, dir string) (*Config, error) {
 		return nil, err
 	}
 	cfg := &Config{
+		ID:       newID(),
 		Protocol: p.Name(),
 		WANDelay: true,
 		Epoch:    time.Now().UTC().Truncate(time.Second),
@@ -408,6 +422,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
+	if c.ID != "" && !clusterID.MatchString(c.ID) {
+		bad("id: %q is not 1 to 64 letters, digits, '.', '_' or '-'", c.ID)
+	}
 	var p protocol.Protocol // set when the protocol can run on the topology
 	if c.Protocol == "" {
 		bad("protocol: missing (valid: %v)", protocol.Names())
@@ -504,6 +521,16 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("cluster: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// clusterID is what Config.ID may hold.
+var clusterID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// newID draws a random cluster ID: 16 hexadecimal digits.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
 }
 
 // lineRef matches the "line N: " yaml.v3 starts its decoding errors with.

@@ -451,6 +451,11 @@ type NodeStatus struct {
 	PID int
 	// Up is true when the node answers /healthz with 200.
 	Up bool
+	// Health is HealthUp, HealthStarting or HealthDown.
+	Health string
+	// Info is what the node said at StatusPath; nil when it did not
+	// answer.
+	Info *NodeInfo
 }
 
 // Status reports every node of the cluster in dir, in file order.
@@ -467,7 +472,18 @@ func Status(ctx context.Context, dir string) (*Config, []NodeStatus, error) {
 		if pid, ok := readPID(PIDPath(dir, n.ID)); ok && running(pid, n.ID) {
 			out[i].PID = pid
 		}
-		wg.Go(func() { out[i].Up = healthy(ctx, hc, n.HTTP) })
+		wg.Go(func() {
+			out[i].Up = healthy(ctx, hc, n.HTTP)
+			out[i].Info, _ = nodeInfo(ctx, hc, n.HTTP)
+			switch {
+			case out[i].Up:
+				out[i].Health = HealthUp
+			case out[i].Info != nil:
+				out[i].Health = HealthStarting
+			default:
+				out[i].Health = HealthDown
+			}
+		})
 	}
 	wg.Wait()
 	return cfg, out, nil

@@ -96,8 +96,8 @@ func TestUpStatusDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range st {
-		if !s.Up || s.PID == 0 {
-			t.Errorf("after up: %+v", s)
+		if !s.Up || s.PID == 0 || s.Health != cluster.HealthUp || s.Info == nil || s.Info.Node != s.ID || s.Info.Incarnation != 1 {
+			t.Errorf("after up: %+v (info %+v)", s, s.Info)
 		}
 		if _, err := os.Stat(cluster.LogPath(dir, s.ID)); err != nil {
 			t.Errorf("log of %s: %v", s.ID, err)
@@ -143,7 +143,7 @@ func TestUpStatusDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range st {
-		if s.Up || s.PID != 0 {
+		if s.Up || s.PID != 0 || s.Health != cluster.HealthDown || s.Info != nil {
 			t.Errorf("after down: %+v", s)
 		}
 	}

@@ -109,6 +109,19 @@ type Event struct {
 // Schedule is a list of events in time order.
 type Schedule []Event
 
+// After returns the events of s that come at or after end: in a run that
+// ends at end they never happen (the simulator heals every fault when the
+// run ends), which callers should warn about.
+func (s Schedule) After(end time.Duration) Schedule {
+	var late Schedule
+	for _, e := range s {
+		if e.At >= end {
+			late = append(late, e)
+		}
+	}
+	return late
+}
+
 // String renders the event as one YAML flow line, as the format's
 // examples are written.
 func (e Event) String() string {

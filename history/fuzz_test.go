@@ -47,6 +47,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"session":"c0","dc":"a","op":"write_txn","writes":{"a":"v1","b":"v1"},"start_ms":0,"end_ms":1}`))
 	f.Add([]byte(`{"session":"s","dc":"a","op":"get","key":"x","value":"\ud800\u0041\udc00\\\/\b\f\n\r\t","start_ms":0,"end_ms":1}`))
 	f.Add([]byte(`{"session":"s","dc":"a","op":"delete","key":"x","start_ms":0,"end_ms":1}`))
+	f.Add([]byte(`{"session":"s","dc":"a","op":"del","key":"x","value":"t1","start_ms":0,"end_ms":1}` + "\n" + `{"session":"s","dc":"a","op":"get","key":"x","value":"t1","start_ms":1,"end_ms":2}`))
 	f.Add([]byte(`{"session":"s","dc":"a","op":"put","key":"x","value":"v","start_ms":1e400,"end_ms":1}`))
 	f.Add([]byte("{\"session\":\"s\xff\"}"))
 	f.Add([]byte(`[1,2]`))
@@ -124,8 +125,8 @@ func checkOp(t *testing.T, op Op) {
 		t.Fatalf("accepted %+v", op)
 	}
 	switch op.Op {
-	case Get, Put:
-		if op.Key == "" || op.Reads != nil || op.Writes != nil || (op.Op == Put && op.Value == nil) {
+	case Get, Put, Del:
+		if op.Key == "" || op.Reads != nil || op.Writes != nil || (op.Op != Get && op.Value == nil) {
 			t.Fatalf("accepted %+v", op)
 		}
 	case ReadTxn:

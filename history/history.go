@@ -17,9 +17,25 @@
 // In a live run a value from before the run (loaded, or an earlier run's)
 // is a real write that may beat the run's writes, so it is recorded by an
 // ID of its own ("loaded-<key>" for a loaded value) and the history ends
-// with one failed put of session "pre-run" per such value: a write
-// concurrent with everything in the run. Neither needs anything of the
-// format or the checker.
+// with one failed put (a del, for a tombstone) of session "pre-run" per
+// such value: a write concurrent with everything in the run. Neither needs
+// anything of the format or the checker.
+//
+// Deletes: a delete (client.Session.Delete, `causeway del`) writes a
+// tombstone with an ID of its own (protocol.Tombstone), and is recorded as
+// op "del" with that ID as its value:
+//
+//	{"session":"c3","dc":"a","op":"del","key":"user42","value":"9f2c…e1.1","start_ms":40,"end_ms":41}
+//
+// A del is a write like a put: its value is unique among all writes of the
+// history, and the checker orders and checks it as one. A read that found
+// the key deleted records the ID of the tombstone it saw as its value —
+// {"op":"get","key":"user42","value":"9f2c…e1.1",…}, and likewise in a
+// read_txn's reads — so that the checker knows which delete it saw: a
+// read of an older delete, or of a value a delete in its causal past
+// replaced, is a stale read, and null after a delete is stale too (null
+// is only the initial state). A read's value is a tombstone exactly when
+// the history's write of that value is a del.
 package history
 
 import (
@@ -40,6 +56,8 @@ const (
 	Put      = "put"
 	ReadTxn  = "read_txn"
 	WriteTxn = "write_txn"
+	// Del is a delete: a write of a tombstone, whose ID is its Value.
+	Del = "del"
 )
 
 // Op is one completed (or failed) client operation, one line of a history.
@@ -52,12 +70,14 @@ type Op struct {
 	Session string `json:"session"`
 	// DC is the datacenter the session was attached to.
 	DC string `json:"dc"`
-	// Op is the kind: get, put, read_txn or write_txn.
+	// Op is the kind: get, put, del, read_txn or write_txn.
 	Op string `json:"op"`
-	// Key is the key of a get or put.
+	// Key is the key of a get, put or del.
 	Key string `json:"key,omitempty"`
-	// Value is, for a get, the value read (nil: the initial state) and, for
-	// a put, the value written. Transactions leave it nil.
+	// Value is, for a get, the value read (nil: the initial state; a del's
+	// tombstone ID: the key was deleted by that del), for a put, the value
+	// written and, for a del, its tombstone's ID. Transactions leave it
+	// nil.
 	Value *string `json:"value"`
 	// Reads maps each key a read_txn read to the value it returned (nil:
 	// the initial state).
@@ -79,13 +99,13 @@ func (o Op) Failed() bool { return o.OK != nil && !*o.OK }
 // IsRead reports whether the operation is a get or a read_txn.
 func (o Op) IsRead() bool { return o.Op == Get || o.Op == ReadTxn }
 
-// IsWrite reports whether the operation is a put or a write_txn.
-func (o Op) IsWrite() bool { return o.Op == Put || o.Op == WriteTxn }
+// IsWrite reports whether the operation is a put, a del or a write_txn.
+func (o Op) IsWrite() bool { return o.Op == Put || o.Op == Del || o.Op == WriteTxn }
 
 // MarshalJSON encodes the operation as one history line (without the
 // newline), with the fields in the order session, dc, op, key, value, reads,
 // writes, start_ms, end_ms, ok and without the fields that do not apply to
-// its kind: get and put always carry key and value (a get's value may be
+// its kind: get, put and del always carry key and value (a get's value may be
 // null), read_txn always carries reads and write_txn writes; ok appears only
 // when set. Map keys are sorted, so equal operations give equal bytes.
 func (o Op) MarshalJSON() ([]byte, error) {
@@ -99,7 +119,7 @@ func appendOp(b []byte, o *Op) ([]byte, error) {
 	}
 	var key, value, reads, writes bool
 	switch o.Op {
-	case Get, Put:
+	case Get, Put, Del:
 		key, value = true, true
 	case ReadTxn:
 		reads = true
@@ -293,10 +313,11 @@ type FormatError struct {
 func (e *FormatError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Parse reads a history. It is strict: an unknown field, a duplicate field,
-// an unknown op, a get or put without a key, a put without a value, a
+// an unknown op, a get, put or del without a key, a put or del without a
+// value, a
 // read_txn without reads, a write_txn without writes, a field that does not
 // belong to the op, end_ms before start_ms, or a value written twice (by any
-// two writes, puts or write_txns, failed or not) is a *FormatError naming
+// two writes, puts, dels or write_txns, failed or not) is a *FormatError naming
 // the line. Empty lines are skipped; lines may be several megabytes long.
 func Parse(r io.Reader) (*History, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
@@ -483,12 +504,15 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 	}
 	var err error
 	switch op.Op {
-	case Get, Put:
+	case Get, Put, Del:
 		if seen&fKey == 0 || op.Key == "" {
 			return fmt.Errorf("%s without a key", op.Op)
 		}
 		if op.Op == Put && op.Value == nil {
 			return errors.New("put without a value")
+		}
+		if op.Op == Del && op.Value == nil {
+			return errors.New("del without a value (its tombstone's ID)")
 		}
 		if op.Op == Get && seen&fValue == 0 && !op.Failed() {
 			return errors.New("get without a value (null means the initial state)")
@@ -515,7 +539,7 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown op %q (want get, put, read_txn or write_txn)", op.Op)
+		return fmt.Errorf("unknown op %q (want get, put, del, read_txn or write_txn)", op.Op)
 	}
 	if err != nil {
 		return err
@@ -530,7 +554,7 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 		return fmt.Errorf("end_ms %s before start_ms %s",
 			strconv.FormatFloat(op.EndMs, 'g', -1, 64), strconv.FormatFloat(op.StartMs, 'g', -1, 64))
 	}
-	// Unique write values, across puts and write_txns.
+	// Unique write values, across puts, dels and write_txns.
 	claim := func(v string) error {
 		if first, ok := p.written[v]; ok {
 			if first == lineNo {
@@ -542,7 +566,7 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 		return nil
 	}
 	switch op.Op {
-	case Put:
+	case Put, Del:
 		return claim(*op.Value)
 	case WriteTxn:
 		for _, k := range slices.Sorted(maps.Keys(op.Writes)) {

@@ -19,6 +19,8 @@ func sample() []Op {
 		{Session: "c1", DC: "b", Op: ReadTxn, Reads: map[string]*string{"y": nil, "x": sp("c0-1")}, StartMs: 2, EndMs: 3},
 		{Session: "c0", DC: "a", Op: WriteTxn, Writes: map[string]string{"z": "c0-3", "w": "c0-2"}, StartMs: 1, EndMs: 4, OK: &f},
 		{Session: "c2", DC: "c", Op: Put, Key: "quote\"d\n\u00e9", Value: sp("c2-1"), StartMs: 5, EndMs: 5.001},
+		{Session: "c2", DC: "c", Op: Del, Key: "x", Value: sp("9f2c.1"), StartMs: 6, EndMs: 7},
+		{Session: "c1", DC: "b", Op: Get, Key: "x", Value: sp("9f2c.1"), StartMs: 8, EndMs: 9},
 	}
 }
 
@@ -70,6 +72,11 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{strings.Replace(good, `"dc":"a"`, `"dc":"a","dc":"b"`, 1), `duplicate field "dc"`},
 		{good + "\n" + strings.Replace(good, `"session":"s"`, `"session":"t"`, 1), `line 2: value "v1" written twice (first on line 1)`},
 		{good + " trailing", "unexpected data"},
+		{strings.Replace(good, `"op":"put","key":"x","value":"v1",`, `"op":"del","key":"x",`, 1), "del without a value (its tombstone's ID)"},
+		{strings.Replace(good, `"op":"put","key":"x","value":"v1",`, `"op":"del","key":"x","value":null,`, 1), "del without a value"},
+		{strings.Replace(good, `"op":"put","key":"x",`, `"op":"del",`, 1), "del without a key"},
+		{strings.Replace(good, `"op":"put",`, `"op":"del","reads":{},`, 1), "del with reads"},
+		{good + "\n" + strings.Replace(good, `"op":"put"`, `"op":"del"`, 1), `line 2: value "v1" written twice (first on line 1)`},
 	} {
 		_, err := Parse(strings.NewReader(tc.src))
 		var fe *FormatError

@@ -5,10 +5,13 @@
 package repro
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/causeway/causeway/bench"
@@ -64,8 +67,23 @@ type Options struct {
 	Progress func(i, n int, what string)
 	// RunProgress, when set, is told how far the current run's virtual
 	// time has got.
-	RunProgress func(done, total time.Duration)
+	RunProgress func(bench.Progress)
+	// RunDone, when set, is told about each run as it completes, with the
+	// file its result JSON was written to (Dir/runs/…json).
+	RunDone func(what string, res *bench.Result, file string)
+	// Context, when set, interrupts the reproduction when it is done
+	// (Ctrl-C): the run under way stops early and is kept (its JSON says
+	// "interrupted"), no further run starts, no report is written, and
+	// Karma returns ErrInterrupted.
+	Context context.Context
 }
+
+// ErrInterrupted is returned by Karma when Options.Context ended it.
+var ErrInterrupted = errors.New("repro: interrupted")
+
+// RunsDir is the subdirectory of Options.Dir holding each run's result
+// JSON, named after the run (e.g. 07-karma-ycsb-95-5-512t.json).
+const RunsDir = "runs"
 
 func (o Options) withDefaults() Options {
 	if o.Duration <= 0 {
@@ -121,6 +139,8 @@ type run struct {
 	// none); congestion runs have a timeline.
 	delay time.Duration
 	res   *bench.Result
+	// file is the result JSON's path relative to Options.Dir.
+	file string
 }
 
 // spec is what the runner is asked to simulate.
@@ -171,28 +191,61 @@ func (k *karmaRunner) sim(s spec) (*run, error) {
 	if s.duration == 0 {
 		s.duration = k.opts.Duration
 	}
+	if k.opts.Context != nil && k.opts.Context.Err() != nil {
+		return nil, ErrInterrupted
+	}
 	k.done++
+	what := fmt.Sprintf("%s, %s, %d threads", s.protocol, s.workload.Name, s.threads)
+	if s.rate > 0 {
+		what += fmt.Sprintf(" at %g ops/s", s.rate)
+	}
+	if s.delay > 0 {
+		what += fmt.Sprintf(", +%v in and out of %s", s.delay, congestedDC)
+	}
 	if k.opts.Progress != nil {
-		what := fmt.Sprintf("%s, %s, %d threads", s.protocol, s.workload.Name, s.threads)
-		if s.rate > 0 {
-			what += fmt.Sprintf(" at %g ops/s", s.rate)
-		}
-		if s.delay > 0 {
-			what += fmt.Sprintf(", +%v in and out of %s", s.delay, congestedDC)
-		}
 		k.opts.Progress(k.done, k.total, what)
 	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
 		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
 		Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second, Faults: s.faults, Timeline: s.timeline,
-		ClientRate: s.rate, Progress: k.opts.RunProgress})
+		ClientRate: s.rate, Progress: k.opts.RunProgress, Context: k.opts.Context})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %d threads: %w", s.protocol, s.workload.Name, s.threads, err)
 	}
 	r := &run{protocol: s.protocol, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
 		delay: s.delay, res: res}
+	if err := k.save(r); err != nil {
+		return nil, err
+	}
 	k.runs = append(k.runs, r)
+	if k.opts.RunDone != nil {
+		k.opts.RunDone(what, res, filepath.Join(k.opts.Dir, r.file))
+	}
+	if res.Interrupted {
+		return nil, ErrInterrupted
+	}
 	return r, nil
+}
+
+// save writes r's result JSON under Dir/runs, named after its place in
+// the reproduction and what it ran, and notes the file in r.
+func (k *karmaRunner) save(r *run) error {
+	// A workload's variants show in its name ("ycsb-95-5@1KB").
+	wl := strings.NewReplacer("@", "-", "+", "-", "/", "-").Replace(r.workload)
+	name := fmt.Sprintf("%02d-%s-%s-%dt", len(k.runs)+1, r.protocol, wl, r.threads)
+	if r.delay > 0 {
+		name += "-delay" + r.delay.String()
+	}
+	r.file = filepath.Join(RunsDir, name+".json")
+	f, err := os.Create(filepath.Join(k.opts.Dir, r.file))
+	if err != nil {
+		return err
+	}
+	if err := r.res.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // simNamed runs a named workload for the default duration.
@@ -231,12 +284,18 @@ func karma(opts Options) (*karmaRunner, error) {
 			newSizes++
 		}
 	}
+	if !k.perByteCost() {
+		newSizes = 0 // §6.5 is not run: see writeObjectSize
+	}
 	k.total = len(k.protos)*len(k.sweepPlan()) + // Fig. 7 (at most)
 		3*(len(k.mixes)-1) + // Fig. 10
 		2 + // Fig. 11
 		2*(1+len(opts.CongestionDelays)) + // Figs. 8, 9
 		2*newSizes // §6.5
 
+	if err := os.MkdirAll(filepath.Join(opts.Dir, RunsDir), 0o755); err != nil {
+		return nil, err
+	}
 	if err := k.saturation(); err != nil {
 		return nil, err
 	}
@@ -250,9 +309,6 @@ func karma(opts Options) (*karmaRunner, error) {
 		return nil, err
 	}
 
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, err
-	}
 	plots, err := k.plots()
 	if err != nil {
 		return nil, err
@@ -347,6 +403,9 @@ func (k *karmaRunner) mixesAndLoads() error {
 // objectSizes runs §6.5: Karma and COPS-PR at Karma's saturation thread
 // count with each value size (the default size reuses Fig. 7's runs).
 func (k *karmaRunner) objectSizes() error {
+	if !k.perByteCost() {
+		return nil
+	}
 	n := k.sat["karma"].threads
 	base, err := workload.Lookup("ycsb-95-5")
 	if err != nil {
@@ -369,6 +428,12 @@ func (k *karmaRunner) objectSizes() error {
 	}
 	return nil
 }
+
+// perByteCost reports whether the cost model charges time per payload
+// byte. Without it, an object's size changes no run's throughput (a
+// message's delay and service time do not depend on its size), so §6.5's
+// runs could not show an effect and are not run.
+func (k *karmaRunner) perByteCost() bool { return k.opts.Cost != nil && k.opts.Cost.PerKB > 0 }
 
 func (k *karmaRunner) find(proto, wl string, threads int) *run {
 	for _, r := range k.runs {

@@ -1,6 +1,9 @@
 package repro
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/bench"
+	"github.com/causeway/causeway/runtime/sim"
 )
 
 // TestKarmaReportHasEveryFigure runs a tiny reproduction and checks that
@@ -23,7 +27,13 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 	dir := t.TempDir()
 	const runs = 22 // 4 protocols × 2 thread counts, 6 mixes, 2 loads, 2×2 congestion, 2 object sizes
 	var calls int
-	k, err := karma(Options{Dir: dir, Duration: 150 * time.Millisecond, Threads: []int{16, 32},
+	cost, err := sim.LoadCostModel("default") // per-byte cost: §6.5 is run
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jsons []string
+	k, err := karma(Options{Dir: dir, Duration: 150 * time.Millisecond, Threads: []int{16, 32}, Cost: cost,
+		RunDone:            func(_ string, _ *bench.Result, file string) { jsons = append(jsons, file) },
 		CongestionDuration: 3 * time.Second, CongestionThreads: 16, CongestionRate: 5, CongestionDelays: []time.Duration{600 * time.Millisecond},
 		ValueSizes: []int{200, 1024},
 		Progress: func(i, n int, _ string) {
@@ -38,6 +48,20 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 	if calls != runs {
 		t.Errorf("progress called %d times, want %d", calls, runs)
 	}
+	// Each run's JSON beside the report, listed in it, readable as a result.
+	if len(jsons) != runs {
+		t.Errorf("%d run JSONs reported, want %d", len(jsons), runs)
+	}
+	for i, file := range jsons {
+		var res bench.Result
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = json.Unmarshal(data, &res)
+		}
+		if err != nil || res.Ops == 0 || !res.Check.OK {
+			t.Errorf("run %d's JSON %s: %v (%d ops)", i+1, file, err, res.Ops)
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +73,7 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 		"## §6.4", "CAPEX", "OPEX", "32–43%", "8–26%", "14%", "1,645 B",
 		"## §6.5", "within 13%", "## Where and why we differ",
 		"Every one of the 22 runs below passed the causal+ checker",
+		"## Runs", "](runs/01-cops-ycsb-95-5-16t.json)",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
@@ -112,5 +137,59 @@ func TestSaturationSweepStopsWhenThroughputStopsRising(t *testing.T) {
 	}
 	if want := 2*len(k.sweepPlan()) - 3 - 1; k.total != want {
 		t.Errorf("progress total %d after the sweep, want %d", k.total, want)
+	}
+}
+
+// TestDoublingTicksLabelEachPowerOfTwo checks the log axis of Fig. 7's
+// thread sweep: one tick per doubling, none outside the range.
+func TestDoublingTicksLabelEachPowerOfTwo(t *testing.T) {
+	var got []string
+	for _, tk := range (doublingTicks{}).Ticks(256/1.4, 4096*1.4) {
+		got = append(got, tk.Label)
+	}
+	if want := []string{"256", "512", "1024", "2048", "4096"}; !slices.Equal(got, want) {
+		t.Errorf("ticks %v, want %v", got, want)
+	}
+}
+
+// TestObjectSizesNeedAPerByteCost checks that §6.5 is not run, and says
+// why, when the cost model charges nothing per byte: its table could not
+// show an effect.
+func TestObjectSizesNeedAPerByteCost(t *testing.T) {
+	k := &karmaRunner{opts: Options{}.withDefaults()}
+	if err := k.objectSizes(); err != nil || k.sizes != nil {
+		t.Fatalf("object sizes ran without a per-byte cost: %v, %v", err, k.sizes)
+	}
+	var b strings.Builder
+	k.writeObjectSize(printer{&b}, figure{})
+	if !strings.Contains(b.String(), "Not run") || strings.Contains(b.String(), "| object size |") {
+		t.Errorf("§6.5 without a per-byte cost:\n%s", b.String())
+	}
+}
+
+// TestKarmaInterruptKeepsTheRunsSoFar cancels the reproduction as its
+// first run completes (Ctrl-C): Karma returns ErrInterrupted, no report is
+// written, and the runs so far are kept as JSON.
+func TestKarmaInterruptKeepsTheRunsSoFar(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var files []string
+	_, err := karma(Options{Dir: dir, Duration: 100 * time.Millisecond, Threads: []int{8, 16}, Context: ctx,
+		RunDone: func(_ string, _ *bench.Result, file string) {
+			files = append(files, file)
+			cancel()
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("karma after cancel: %v, want ErrInterrupted", err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("%d runs after the interrupt, want 1", len(files))
+	}
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Errorf("the completed run's JSON: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
+		t.Error("a report was written for an interrupted reproduction")
 	}
 }

@@ -3,6 +3,7 @@ package repro
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,6 +99,32 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 			v, _ := strconv.ParseFloat(strconv.FormatFloat(ts[i].Value, 'g', 10, 64), 64)
 			ts[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
 		}
+	}
+	return ts
+}
+
+// doublingAxis makes c's x axis logarithmic in base 2, for series whose x
+// doubles from point to point (a thread sweep): the points are evenly
+// spaced and each power of two in range is a labelled tick.
+func doublingAxis(c *chart) {
+	c.X.Scale = plot.LogScale{}
+	c.X.Tick.Marker = doublingTicks{}
+	// Half a doubling of room on each side keeps the end points off the
+	// axes.
+	c.X.Min, c.X.Max = c.X.Min/math.Sqrt2, c.X.Max*math.Sqrt2
+}
+
+// doublingTicks labels each power of two in [lo, hi].
+type doublingTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (doublingTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	if lo <= 0 {
+		lo = 1
+	}
+	for v := math.Exp2(math.Ceil(math.Log2(lo))); v <= hi; v *= 2 {
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
 	}
 	return ts
 }

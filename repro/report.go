@@ -3,6 +3,7 @@ package repro
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 		p.f("**%d of the %d runs FAILED the causal+ checker** (see the check columns).\n\n", failed, len(k.runs))
 	}
 	p.f("Contents: [Fig. 7](#fig-7) · [Figs. 8 and 9](#figs-8-and-9) · [Fig. 10](#fig-10) · [Fig. 11](#fig-11) · " +
-		"[Fig. 12](#fig-12) · [§6.4 cost](#64-cost) · [§6.5 object size](#65-object-size) · [differences](#where-and-why-we-differ)\n\n")
+		"[Fig. 12](#fig-12) · [§6.4 cost](#64-cost) · [§6.5 object size](#65-object-size) · [differences](#where-and-why-we-differ) · [runs](#runs)\n\n")
 
 	k.writeFig7(p, figs["fig7"])
 	k.writeCongestion(p, figs["fig8"], figs["fig9"])
@@ -82,6 +83,20 @@ func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 	k.writeCost(p, figs["fig14"])
 	k.writeObjectSize(p, figs["object-size"])
 	k.writeDifferences(p)
+	k.writeRuns(p)
+}
+
+// writeRuns lists every run with its result JSON (RunsDir), which
+// 'causeway compare' reads.
+func (k *karmaRunner) writeRuns(p printer) {
+	p.f("<a id=\"runs\"></a>\n## Runs\n\nEach run's result JSON, in the order run; `causeway compare %s/A.json %s/B.json` "+
+		"puts any of them side by side.\n\n| run | protocol | workload | threads | ops/s | check |\n|---|---|---|---|---|---|\n",
+		RunsDir, RunsDir)
+	for _, r := range k.runs {
+		p.f("| [%s](%s) | %s | %s | %d | %.0f | %s |\n", strings.TrimSuffix(filepath.Base(r.file), ".json"), filepath.ToSlash(r.file),
+			r.protocol, r.workload, r.threads, r.res.ThroughputOpsS, r.res.Check.Verdict())
+	}
+	p.f("\n")
 }
 
 func (k *karmaRunner) writeFig7(p printer, fig figure) {
@@ -303,6 +318,12 @@ func (k *karmaRunner) writeCost(p printer, fig figure) {
 
 func (k *karmaRunner) writeObjectSize(p printer, fig figure) {
 	p.f("<a id=\"65-object-size\"></a>\n## §6.5 — object size\n\n")
+	if !k.perByteCost() {
+		p.f("Not run: the cost model charges no time per byte (`--cost simple`), so a message's delay and a node's service " +
+			"time do not depend on its size and larger objects could change only the bytes counted, not the throughput. " +
+			"Run with `--cost default` (0.08 of a service time per 1,000 payload bytes) to see the effect.\n\n")
+		return
+	}
 	p.f("95/5 at Karma's saturation thread count (%d), values of each size.\n\n", k.sat["karma"].threads)
 	p.f("| object size | Karma ops/s | COPS-PR ops/s | Karma vs COPS-PR | Karma vs Karma at %s | paper | Karma WAN B/op | check |\n|---|---|---|---|---|---|---|---|\n",
 		workload.SizeString(k.opts.ValueSizes[0]))
@@ -322,16 +343,10 @@ func (k *karmaRunner) writeObjectSize(p printer, fig figure) {
 			pr.res.ThroughputOpsS, ratio(kr.res.ThroughputOpsS, pr.res.ThroughputOpsS), ratio(kr.res.ThroughputOpsS, base),
 			want, wanBytesPerOp(kr), verdict)
 	}
-	if k.opts.Cost != nil && k.opts.Cost.PerKB > 0 {
-		p.f("\nThe cost model charges %.2f of a message's service time per 1,000 payload bytes (ARCHITECTURE.md, \"The cost "+
-			"model\"); only values carry the object, so larger objects cost little time. The network has no bandwidth limit: a "+
-			"message's delay is the link's latency whatever its size, and the paper's degradation comes from Cassandra and the "+
-			"network moving the bytes.\n\n", k.opts.Cost.PerKB)
-	} else {
-		p.f("\nThe simulator charges no time per byte here (--cost simple): a message's delay is the link's latency and a node's " +
-			"service time is per message, whatever its size. Larger objects therefore change only the bytes counted, not the " +
-			"throughput; the paper's degradation comes from Cassandra and the network moving the bytes.\n\n")
-	}
+	p.f("\nThe cost model charges %.2f of a message's service time per 1,000 payload bytes (ARCHITECTURE.md, \"The cost "+
+		"model\"); only values carry the object, so larger objects cost little time. The network has no bandwidth limit: a "+
+		"message's delay is the link's latency whatever its size, and the paper's degradation comes from Cassandra and the "+
+		"network moving the bytes.\n\n", k.opts.Cost.PerKB)
 	p.image(fig, "§6.5: throughput by object size")
 }
 

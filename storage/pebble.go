@@ -63,6 +63,17 @@ func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
 	return p, nil
 }
 
+// DiskSpaceUsage returns the bytes the store occupies on disk: its
+// write-ahead log and tables, live and not yet deleted (Pebble's
+// Metrics.DiskSpaceUsage).
+func (p *Pebble) DiskSpaceUsage() (uint64, error) {
+	if err := p.acquire(); err != nil {
+		return 0, err
+	}
+	defer p.release()
+	return p.db.Metrics().DiskSpaceUsage(), nil
+}
+
 // quietLogger discards Pebble's logs. Fatalf still panics, because Pebble
 // relies on it not returning.
 type quietLogger struct{}

@@ -18,6 +18,9 @@ type outFrame struct {
 	// due is when the frame may be written: the time of Send plus the
 	// link's delay then.
 	due time.Time
+	// unsent, if set, is told when a FailFast link drops the frame
+	// unwritten (SendTracked).
+	unsent func(error)
 }
 
 // link is the outgoing side of the transport towards one address: a queue
@@ -36,6 +39,9 @@ type link struct {
 	// since when the link has had no stream (owned by run).
 	down      bool
 	downSince time.Time
+	// unreachableErr is set (FailFast only) while the link has failed to
+	// open a stream since it last had one; Send refuses frames then.
+	unreachableErr atomic.Pointer[error]
 }
 
 // backoffConfig is gRPC's connection backoff, aligned with the links' own.
@@ -94,6 +100,9 @@ func (l *link) run() {
 		}
 		if up >= stableAfter {
 			wait = minBackoff
+		}
+		if up == 0 {
+			l.failedToOpen(err, &pending)
 		}
 		if t.onLinkDown != nil {
 			t.onLinkDown(l.addr, err)
@@ -171,6 +180,7 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 		return 0, err
 	}
 	start := time.Now()
+	l.unreachableErr.Store(nil)
 	if l.down {
 		t.log.Info("transport: link up", "addr", l.addr, "queued", l.queued.Load())
 		l.down = false

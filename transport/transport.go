@@ -67,6 +67,23 @@
 // Healing a link lets the frames sent from then on through; what was
 // dropped stays lost, and the protocols' retransmissions fill the gap.
 //
+// # Failing fast
+//
+// A node keeps frames for a peer it cannot reach: the peer is restarting,
+// and the protocols' retransmissions fill the gap anyway. A client process
+// wants the opposite (an etcd or Cassandra client answers "unavailable" at
+// once when its node is down, not after its whole timeout): with
+// Config.FailFast, when a link cannot open a stream (nothing listens at
+// the address, or connecting did not succeed within about a second),
+// every frame it holds is dropped unwritten, counted in Stats.Unsent and
+// reported to its SendTracked callback, and Send refuses frames for that
+// address with an error wrapping ErrUnreachable until a stream opens again
+// (the link keeps trying, with its backoff). A frame reported unsent was
+// never written to any stream, so the peer never saw it: runtime/node uses
+// that to tell a write that did not take effect from one whose outcome is
+// unknown. A cut link (Cut) is not unreachable: it loses frames silently,
+// as a partition does.
+//
 // # Security
 //
 // With Config.TLS and Config.ClientTLS set, both directions use TLS; set
@@ -128,6 +145,11 @@ var ErrQueueFull = errors.New("transport: link queue full")
 // ErrClosed is returned by Send after Close.
 var ErrClosed = errors.New("transport: closed")
 
+// ErrUnreachable is wrapped by the errors of Send on a Config.FailFast
+// transport whose link to the address could not open a stream: nothing
+// listens there, or the connection attempt failed.
+var ErrUnreachable = errors.New("transport: peer unreachable")
+
 // Config configures a Transport.
 type Config struct {
 	// Self is the address to listen on, for example "10.0.0.1:7000" or
@@ -165,6 +187,10 @@ type Config struct {
 	// toAddr (WAN emulation); SetDelay overrides it per address. It is
 	// called on every Send and must be safe for concurrent use.
 	Delay func(toAddr string) time.Duration
+	// FailFast makes links give up on frames instead of keeping them for
+	// a peer that cannot be reached, as a client process wants (see
+	// "Failing fast" in the package doc).
+	FailFast bool
 }
 
 // Stats counts what a Transport did since New.
@@ -187,6 +213,9 @@ type Stats struct {
 	// was cut (see Cut): at Send, or when they came due on a link cut
 	// after they were queued.
 	Cut uint64
+	// Unsent counts frames a FailFast transport dropped unwritten because
+	// their link could not open a stream (not those Send refused).
+	Unsent uint64
 }
 
 // Transport is one process's endpoint: a gRPC server receiving frames and
@@ -218,7 +247,7 @@ type Transport struct {
 	serveDone chan struct{}
 	closeOnce sync.Once
 
-	sent, received, dropped, reconnects, cut atomic.Uint64
+	sent, received, dropped, reconnects, cut, unsent atomic.Uint64
 
 	// onLinkDown, if set (by tests, before the first Send), is called each
 	// time a link's stream fails to open or breaks.
@@ -279,11 +308,15 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.ClientTLS != nil {
 		clientCreds = credentials.NewTLS(cfg.ClientTLS)
 	}
+	connectTimeout := 5 * time.Second
+	if cfg.FailFast {
+		connectTimeout = failFastConnectTimeout
+	}
 	t.dialOpts = []grpc.DialOption{
 		grpc.WithTransportCredentials(clientCreds),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoffConfig(),
-			MinConnectTimeout: 5 * time.Second,
+			MinConnectTimeout: connectTimeout,
 		}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
 	}
@@ -306,10 +339,21 @@ func (t *Transport) Addr() string { return t.lis.Addr().String() }
 // blocks: it returns ErrQueueFull when the link's queue is full, ErrClosed
 // after Close, and an error for an empty, over-long (MaxIDBytes) or
 // non-UTF-8 node ID or a message that does not encode within
-// Config.MaxFrameBytes. A nil error
-// means the frame was queued (or dropped on a cut link, see Cut), not that
+// Config.MaxFrameBytes (the message's own error, e.g. a string field that
+// is not UTF-8). A FailFast transport also refuses, with an error wrapping
+// ErrUnreachable, a frame for an address whose link has failed to open a
+// stream since it last had one. A nil error means the frame was queued (or dropped on a cut link, see Cut), not that
 // it will arrive.
 func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
+	return t.SendTracked(toAddr, from, to, msg, nil)
+}
+
+// SendTracked is Send, and on a FailFast transport calls unsent (if not
+// nil) with an error wrapping ErrUnreachable should the frame be dropped
+// unwritten because its link could not open a stream; it is called at
+// most once, on a link goroutine, and never for a frame Send refused
+// (its error says so), dropped on a cut link or at Close.
+func (t *Transport) SendTracked(toAddr, from, to string, msg proto.Message, unsent func(error)) error {
 	if err := checkIDs(from, to); err != nil {
 		return err
 	}
@@ -331,8 +375,9 @@ func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 		return nil
 	}
 	f := outFrame{
-		frame: &transportpb.Frame{Payload: payload, From: from, To: to},
-		due:   time.Now().Add(t.delayFor(toAddr)),
+		frame:  &transportpb.Frame{Payload: payload, From: from, To: to},
+		due:    time.Now().Add(t.delayFor(toAddr)),
+		unsent: unsent,
 	}
 
 	t.mu.RLock()
@@ -342,6 +387,10 @@ func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 	}
 	l := t.links[toAddr]
 	if l != nil {
+		if err := l.unreachable(); err != nil {
+			t.mu.RUnlock()
+			return err
+		}
 		err = l.enqueue(f)
 		t.mu.RUnlock()
 		return err
@@ -395,6 +444,7 @@ func (t *Transport) Stats() Stats {
 		Dropped:    t.dropped.Load(),
 		Reconnects: t.reconnects.Load(),
 		Cut:        t.cut.Load(),
+		Unsent:     t.unsent.Load(),
 		Links:      t.linkCount(),
 	}
 }

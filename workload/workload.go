@@ -98,6 +98,10 @@ type Workload struct {
 	ReadTxnProportion float64
 	// WriteTxnProportion is the share of multi-key write transactions.
 	WriteTxnProportion float64
+	// DeleteProportion is the share of deletes of existing keys: puts of
+	// a tombstone (protocol.Tombstone) whose ID is the client's next value
+	// ID, recorded in histories as op "del".
+	DeleteProportion float64
 	// TxnKeys is the number of distinct keys per transaction.
 	TxnKeys int
 	// Distribution is the key popularity: DistZipfian, DistUniform or
@@ -238,6 +242,7 @@ func (w Workload) Validate() error {
 		{"ReadModifyWriteProportion", w.ReadModifyWriteProportion},
 		{"ReadTxnProportion", w.ReadTxnProportion},
 		{"WriteTxnProportion", w.WriteTxnProportion},
+		{"DeleteProportion", w.DeleteProportion},
 	}
 	sum := 0.0
 	for _, p := range props {
@@ -319,6 +324,9 @@ const (
 	opRMW
 	opReadTxn
 	opWriteTxn
+	// opDelete is last, so that a workload without deletes draws exactly
+	// as it did before deletes existed.
+	opDelete
 	numOps
 )
 
@@ -393,6 +401,7 @@ func (w Workload) NewClient(session string, rng *rand.Rand) *Client {
 		opRMW:      w.ReadModifyWriteProportion,
 		opReadTxn:  w.ReadTxnProportion,
 		opWriteTxn: w.WriteTxnProportion,
+		opDelete:   w.DeleteProportion,
 	}
 	sum := 0.0
 	for i, p := range props {
@@ -427,6 +436,10 @@ func (c *Client) Next() protocol.Request {
 		return c.put(c.drawKey())
 	case opInsert:
 		return c.put(c.inserts.Next(c.rng))
+	case opDelete:
+		c.seq++
+		id := c.session + "-" + strconv.FormatUint(c.seq, 10)
+		return protocol.Request{Op: protocol.OpPut, Key: Key(c.drawKey()), Value: protocol.Tombstone(id)}
 	case opRMW:
 		k := c.drawKey()
 		c.pending = c.put(k)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -17,9 +18,11 @@ func certsCmd() *cobra.Command {
 		nodes, clients []string
 		hosts          []string
 		force          bool
+		addNodes       []string
+		addClients     []string
 	)
 	cmd := &cobra.Command{
-		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client] [--hosts localhost,127.0.0.1] [--force]",
+		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client] [--hosts localhost,127.0.0.1] [--force] | --dir DIR --add-node NAME [--add-client NAME] [--hosts ...]",
 		Short: "Make the mutual-TLS certificates of a live cluster",
 		Long: `Certs makes a private certificate authority and signs with it one
 certificate for every node and client of a live cluster, so that every
@@ -50,14 +53,28 @@ Certs refuses to run on a DIR that already holds ca.key, since a new CA
 would leave every certificate the old one signed untrusted; --force
 replaces the CA and every certificate named.
 
-Exit status: 0 when the files are written, 2 on bad arguments or when DIR
-already holds a CA.`,
+--add-node and --add-client sign more certificates with the CA that DIR
+already holds (a node joining the cluster, a new client), leaving the CA
+and every other file as they are, so nothing already deployed needs
+reissuing. They refuse a NAME whose files exist unless --force, which then
+replaces only those pairs. Their certificates end no later than the CA.
+
+Exit status: 0 when the files are written, 2 on bad arguments, when DIR
+already holds a CA (without --add-node/--add-client) or holds none (with
+them).`,
 		Example: `  causeway certs --dir certs --nodes a/s0,b/s0,c/s0 --clients client
-  causeway certs --dir certs --nodes a/s0 --hosts localhost,127.0.0.1,node-a.internal --force`,
+  causeway certs --dir certs --nodes a/s0 --hosts localhost,127.0.0.1,node-a.internal --force
+  causeway certs --dir certs --add-node d/s0 --hosts localhost,127.0.0.1,node-d.internal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
 				return &exitError{2, errors.New("certs: --dir is required")}
+			}
+			if len(addNodes)+len(addClients) > 0 {
+				if cmd.Flags().Changed("nodes") || cmd.Flags().Changed("clients") {
+					return usageErrorf("certs: --nodes and --clients make a new CA; --add-node and --add-client sign under the existing one: give one kind or the other")
+				}
+				return addCerts(cmd.OutOrStdout(), dir, certs.Options{Nodes: addNodes, Clients: addClients, Hosts: hosts, Force: force})
 			}
 			err := certs.Generate(dir, certs.Options{Nodes: nodes, Clients: clients, Hosts: hosts, Force: force})
 			if errors.Is(err, certs.ErrCAExists) {
@@ -90,7 +107,9 @@ already holds a CA.`,
 	cmd.Flags().StringSliceVar(&nodes, "nodes", nil, "node names, comma-separated (e.g. a/s0,b/s0)")
 	cmd.Flags().StringSliceVar(&clients, "clients", []string{"client"}, "client names, comma-separated")
 	cmd.Flags().StringSliceVar(&hosts, "hosts", nil, "DNS names and IP addresses node certificates are valid for, comma-separated (default localhost,127.0.0.1,::1)")
-	cmd.Flags().BoolVar(&force, "force", false, "replace a CA that DIR already holds")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a CA that DIR already holds (with --add-node/--add-client: replace those pairs, never the CA)")
+	cmd.Flags().StringSliceVar(&addNodes, "add-node", nil, "sign a node certificate with DIR's existing CA (comma-separated or repeated)")
+	cmd.Flags().StringSliceVar(&addClients, "add-client", nil, "sign a client certificate with DIR's existing CA (comma-separated or repeated)")
 	return cmd
 }
 
@@ -98,4 +117,34 @@ already holds a CA.`,
 func pairFiles(name string) string {
 	s := certs.FileStem(name)
 	return s + ".crt, " + s + ".key"
+}
+
+// addCerts signs the pairs of opts with the CA in dir and says what it
+// wrote.
+func addCerts(out io.Writer, dir string, opts certs.Options) error {
+	err := certs.Add(dir, opts)
+	switch {
+	case errors.Is(err, certs.ErrNoCA):
+		return usageErrorf("certs: %s holds no CA (ca.crt and ca.key) to sign with; make one with: causeway certs --dir %s", dir, dir)
+	case errors.Is(err, certs.ErrPairExists):
+		return usageErrorf("certs: %v; pass --force to replace it (the CA stays)", err)
+	case err != nil:
+		return usageErrorf("%v", err)
+	}
+	fmt.Fprintf(out, "signed with the CA in %s:\n", dir)
+	for _, n := range opts.Nodes {
+		fmt.Fprintf(out, "  %-24s node %s\n", pairFiles(n), n)
+	}
+	for _, n := range opts.Clients {
+		fmt.Fprintf(out, "  %-24s client %s\n", pairFiles(n), n)
+	}
+	if len(opts.Nodes) > 0 {
+		h := opts.Hosts
+		if len(h) == 0 {
+			h = certs.DefaultHosts
+		}
+		fmt.Fprintf(out, "node certificates are valid for %s\n", strings.Join(h, ", "))
+	}
+	fmt.Fprintf(out, "ca.crt and the other certificates are unchanged; give the new host %s and only its own pair\n", filepath.Join(dir, "ca.crt"))
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/causeway/causeway/certs"
 )
 
 // TestCertsWritesFilesAndRefusesToOverwrite runs `causeway certs` twice on
@@ -57,5 +59,49 @@ func TestCertsBadArgumentsExitTwo(t *testing.T) {
 		if code, _, errOut := causeway(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and an error message", args, code, errOut)
 		}
+	}
+}
+
+// TestCertsAddNode adds a node certificate under an existing CA: the CA
+// and the other pairs stay, and the new pair is signed by that CA.
+func TestCertsAddNode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	if code, out, errOut := causeway(t, "certs", "--dir", dir, "--nodes", "a/s0"); code != 0 {
+		t.Fatalf("certs: exit %d\n%s%s", code, out, errOut)
+	}
+	caKey, _ := os.ReadFile(filepath.Join(dir, "ca.key"))
+	aCrt, _ := os.ReadFile(filepath.Join(dir, "a_s0.crt"))
+
+	code, out, errOut := causeway(t, "certs", "--dir", dir, "--add-node", "d/s0", "--hosts", "localhost,127.0.0.1")
+	if code != 0 || !strings.Contains(out, "d_s0.crt, d_s0.key") {
+		t.Fatalf("certs --add-node: exit %d\n%s%s", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "ca.key")); string(after) != string(caKey) {
+		t.Error("--add-node replaced the CA")
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "a_s0.crt")); string(after) != string(aCrt) {
+		t.Error("--add-node replaced a_s0.crt")
+	}
+	if _, err := certs.ServerConfig(dir, "d/s0"); err != nil {
+		t.Errorf("the added node's pair does not load against ca.crt: %v", err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"certs", "--dir", dir, "--add-node", "d/s0"}, "--force"},
+		{[]string{"certs", "--dir", t.TempDir(), "--add-node", "d/s0"}, "holds no CA"},
+		{[]string{"certs", "--dir", dir, "--add-node", "e/s0", "--nodes", "f/s0"}, "one kind or the other"},
+	} {
+		if code, _, errOut := causeway(t, tc.args...); code != 2 || !strings.Contains(errOut, "certs:") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if code, out, errOut := causeway(t, "certs", "--dir", dir, "--add-node", "d/s0", "--force"); code != 0 {
+		t.Errorf("--add-node --force: exit %d\n%s%s", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "ca.key")); string(after) != string(caKey) {
+		t.Error("--add-node --force replaced the CA")
 	}
 }

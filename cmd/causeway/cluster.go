@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,25 +179,42 @@ arguments.`,
 
 func clusterStatusCmd() *cobra.Command {
 	var dir string
+	var output *string
 	cmd := &cobra.Command{
-		Use:   "status --dir DIR",
-		Short: "Show each node of the local cluster in DIR",
+		Use:   "status --dir DIR [-w table|json]",
+		Short: "Show each node of the local cluster in DIR: health, process, uptime, data size",
 		Long: `Status prints one line per node: its ID, transport address, process ID
-("-" when no process runs) and whether it is up (its /healthz answers).
+("-" when no process runs), health ("up" when its /healthz answers, "starting"
+while it recovers, "down" when it does not answer), incarnation (1 on its
+first start, one more at each restart), uptime and the disk space of its
+storage (Pebble's write-ahead log and tables) — the last three as the node
+reports them at /status.
 
-Exit status: 0 when every node is up, 1 when some node is down, 2 on bad
+With -w json it prints the same as one JSON array.
+
+Exit status: 0 when every node is up, 1 when some node is not, 2 on bad
 arguments.`,
-		Example: `  causeway cluster status --dir /tmp/c1`,
-		Args:    cobra.NoArgs,
+		Example: `  causeway cluster status --dir /tmp/c1
+  causeway cluster status --dir /tmp/c1 -w json | jq '.[] | {node, health, data_bytes}'`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := validateOutput("cluster status", *output); err != nil {
+				return err
+			}
 			if err := needCluster("status", dir); err != nil {
 				return err
 			}
-			_, st, err := cluster.Status(context.Background(), dir)
+			_, st, err := cluster.Status(cmd.Context(), dir)
 			if err != nil {
-				return &exitError{2, err}
+				return usageErrorf("cluster status: %v", err)
 			}
-			printStatus(cmd.OutOrStdout(), st)
+			if *output == outputJSON {
+				if err := writeJSON(cmd.OutOrStdout(), statusRecords(st)); err != nil {
+					return failuref("cluster status: %v", err)
+				}
+			} else {
+				printStatus(cmd.OutOrStdout(), st)
+			}
 			down := 0
 			for _, s := range st {
 				if !s.Up {
@@ -206,12 +222,13 @@ arguments.`,
 				}
 			}
 			if down > 0 {
-				return &exitError{1, fmt.Errorf("cluster status: %d of %d nodes down", down, len(st))}
+				return failuref("cluster status: %d of %d nodes not up", down, len(st))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the cluster's directory (required)")
+	output = addOutputFlag(cmd)
 	return cmd
 }
 
@@ -225,20 +242,6 @@ func needCluster(verb, dir string) error {
 		return &exitError{2, fmt.Errorf("cluster %s: no cluster in %s (%s does not exist; create one with cluster up)", verb, dir, path)}
 	}
 	return nil
-}
-
-// printStatus prints one line per node: ID, address, pid, up/down.
-func printStatus(w io.Writer, st []cluster.NodeStatus) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tADDR\tPID\tSTATE")
-	for _, s := range st {
-		state := "down"
-		if s.Up {
-			state = "up"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Addr, pidText(s.PID), state)
-	}
-	_ = tw.Flush()
 }
 
 func pidText(pid int) string {

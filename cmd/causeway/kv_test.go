@@ -34,15 +34,19 @@ func TestSessionTokenAcrossDCs(t *testing.T) {
 		}
 		return out, errOut
 	}
-	_, errOut := expect(0, "ok", "session-token: ", "put", "--cluster", dir, "--dc", "a", "k", "v1")
+	// No token unless asked for.
+	if _, errOut := expect(0, "ok", "", "put", "--cluster", dir, "--dc", "a", "k", "v0"); errOut != "" {
+		t.Errorf("put without --print-token printed %q on stderr", errOut)
+	}
+	_, errOut := expect(0, "ok", "session-token: ", "put", "--print-token", "--cluster", dir, "--dc", "a", "k", "v1")
 	token := tokenOf(t, errOut)
-	out, errOut := expect(0, "v1", "session-token: ", "get", "--cluster", dir, "--dc", "c", "--session-token", token, "k")
+	out, errOut := expect(0, "v1", "session-token: ", "get", "--print-token", "--cluster", dir, "--dc", "c", "--session-token", token, "k")
 	if strings.TrimSpace(out) != "v1" {
 		t.Errorf("stdout %q, want just the value", out)
 	}
 	// Chained: the token of the get in c carries the put too; back in a
 	// a put, then in b a read of both keys.
-	_, errOut = expect(0, "ok", "session-token: ", "put", "--cluster", dir, "--dc", "a", "--session-token", tokenOf(t, errOut), "k2", "w1")
+	_, errOut = expect(0, "ok", "session-token: ", "put", "--print-token", "--cluster", dir, "--dc", "a", "--session-token", tokenOf(t, errOut), "k2", "w1")
 	expect(0, "w1", "", "get", "--cluster", dir, "--dc", "b", "--session-token", tokenOf(t, errOut), "k2")
 
 	expect(1, "", "read_txn: operation not supported by protocol cops", "txn", "--cluster", dir, "--dc", "a", "get", "k", "k2")

@@ -184,30 +184,80 @@ reached or refused; 2 on bad arguments.`,
 
 func clusterLinksCmd() *cobra.Command {
 	var dir string
+	var output *string
 	cmd := &cobra.Command{
-		Use:   "links --dir DIR",
+		Use:   "links --dir DIR [-w table|json]",
 		Short: "Show each node's cut and delayed links on the running cluster in DIR",
 		Long: `Links prints, for each node of the running cluster in DIR, its links to
 other datacenters that are cut or delayed ("c: cut" both ways, "cut out" or
 "cut in" one way, "+300ms" added delay; "-" when none), and the frames
 dropped on cut links since the node started (sent, received).
 
+With -w json it prints one JSON array: per node its rules (dc, cut_out,
+cut_in, delay_ms), dropped_out and dropped_in, or the error that kept it
+from answering.
+
 Exit status: 0 when every node answered; 1 otherwise; 2 on bad arguments.`,
-		Example: `  causeway cluster links --dir /tmp/c1`,
-		Args:    cobra.NoArgs,
+		Example: `  causeway cluster links --dir /tmp/c1
+  causeway cluster links --dir /tmp/c1 -w json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := validateOutput("cluster links", *output); err != nil {
+				return err
+			}
 			if err := needCluster("links", dir); err != nil {
 				return err
 			}
 			cfg, err := cluster.Load(dir)
 			if err != nil {
-				return &exitError{2, err}
+				return usageErrorf("cluster links: %v", err)
 			}
-			return reportLinks(cmd.OutOrStdout(), "links", dir, cluster.Links(cmd.Context(), cfg))
+			res := cluster.Links(cmd.Context(), cfg)
+			if *output == outputJSON {
+				return linksJSON(cmd.OutOrStdout(), dir, res)
+			}
+			return reportLinks(cmd.OutOrStdout(), "links", dir, res)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the cluster's directory (required)")
+	output = addOutputFlag(cmd)
 	return cmd
+}
+
+// linksRecord is one node as `cluster links -w json` prints it.
+type linksRecord struct {
+	Node       string             `json:"node"`
+	Links      []cluster.LinkRule `json:"links"`
+	DroppedOut uint64             `json:"dropped_out"`
+	DroppedIn  uint64             `json:"dropped_in"`
+	Error      string             `json:"error,omitempty"`
+}
+
+// linksJSON prints res as JSON and fails (exit 1) if a node did not
+// answer.
+func linksJSON(w io.Writer, dir string, res []cluster.NodeLinks) error {
+	recs := make([]linksRecord, len(res))
+	failed := 0
+	for i, r := range res {
+		recs[i] = linksRecord{Node: r.ID, Links: []cluster.LinkRule{}}
+		switch {
+		case r.Err != nil:
+			recs[i].Error = r.Err.Error()
+			failed++
+		case r.State != nil:
+			if r.State.Links != nil {
+				recs[i].Links = r.State.Links
+			}
+			recs[i].DroppedOut, recs[i].DroppedIn = r.State.DroppedOut, r.State.DroppedIn
+		}
+	}
+	if err := writeJSON(w, recs); err != nil {
+		return failuref("cluster links: %v", err)
+	}
+	if failed > 0 {
+		return failuref("cluster links: %d of %d nodes did not answer ('causeway cluster status --dir %s' shows which nodes are up)", failed, len(res), dir)
+	}
+	return nil
 }
 
 // applyLinkFault plans fault for every node, sends it and reports.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,9 +25,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// run executes the command line args and returns the process exit code:
-// 0 success, 1 a check failed, 2 bad arguments or input.
-func run(args []string, stdout, stderr io.Writer) int {
+// newRoot builds the command tree, every command checking its flags
+// first (prepareTree).
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "causeway",
 		Short: "Causeway: a geo-replicated causal+ key-value store, its protocols, simulator and checker",
@@ -40,21 +41,60 @@ Start with 'causeway demo'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), simCmd(), tortureCmd(), checkCmd(), reproCmd(), putCmd(), getCmd(), txnCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd())
+	root.AddCommand(demoCmd(), simCmd(), tortureCmd(), checkCmd(), compareCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
+	root.AddCommand(genDocsCmd()) // hidden: make docs
+	prepareTree(root)
+	return root
+}
+
+// run executes the command line args and returns the process exit code:
+// 0 success, 1 a runtime failure (a check failed, the cluster is down),
+// 2 bad arguments or input. Every error message names the command.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	applyEnvDefaults(root, os.Getenv)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(genDocsCmd()) // hidden: make docs
-	if err := root.Execute(); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintln(stderr, "causeway:", ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintln(stderr, "causeway:", err)
-		return 2
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
 	}
-	return 0
+	code, msg := classify(err)
+	if msg != "" {
+		fmt.Fprintln(stderr, "causeway:", nameCommand(cmd, msg))
+	}
+	return code
+}
+
+// classify returns the exit code of err and its message: an exitError's
+// own code; 2 for cobra's "unknown command" (the only command-line error
+// prepareTree does not already turn into a usage error); 1, a runtime
+// failure, for anything else.
+func classify(err error) (code int, msg string) {
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		if ee.err == nil {
+			return ee.code, ""
+		}
+		return ee.code, ee.err.Error()
+	case strings.HasPrefix(err.Error(), "unknown command"):
+		return 2, err.Error()
+	}
+	return 1, err.Error()
+}
+
+// nameCommand prefixes msg with the name of the command that failed
+// ("cluster up: …"), unless msg already starts with it.
+func nameCommand(cmd *cobra.Command, msg string) string {
+	if cmd == nil || !cmd.HasParent() {
+		return msg
+	}
+	for _, n := range []string{commandName(cmd), cmd.Name()} {
+		if strings.HasPrefix(msg, n+":") || strings.HasPrefix(msg, n+" ") {
+			return msg
+		}
+	}
+	return commandName(cmd) + ": " + msg
 }

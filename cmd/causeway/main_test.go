@@ -92,6 +92,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"garbage", "this is not JSON\n", 2, "", "line 1"},
 		{"unknown op", `{"session":"s","dc":"a","op":"frobnicate","key":"x","start_ms":0,"end_ms":1}` + "\n", 2, "", "line 1"},
 		{"truncated", consistent[:len(consistent)/2], 2, "", "line 2"},
+		{"empty", "", 2, "", "no operations"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,7 +28,7 @@ func addOutputFlag(cmd *cobra.Command) *string {
 // validateOutput rejects an unknown -w value with exit status 2.
 func validateOutput(cmdName, w string) error {
 	if w != outputTable && w != outputJSON {
-		return usageErrorf("%s: -w %q: must be table or json", cmdName, w)
+		return usageErrorf("%s: --write-out %q: must be table or json", cmdName, w)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func TestClusterLinkArguments(t *testing.T) {
 		{"partition sideways", []string{"cluster", "partition", "--dir", dir, "--dc", "c", "--direction", "up"}, 2, "not one of both, out, in"},
 		{"partition with an argument", []string{"cluster", "partition", "--dir", dir, "--dc", "c", "now"}, 2, "unknown command"},
 		{"delay without add", []string{"cluster", "delay", "--dir", dir, "--dc", "c"}, 2, "--add is required"},
-		{"negative delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "-5ms"}, 2, "whole number of milliseconds"},
+		{"negative delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "-5ms"}, 2, "cluster delay: --add -5ms: must not be negative"},
 		{"fractional delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "1500us"}, 2, "whole number of milliseconds"},
 		{"huge delay", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "2h"}, 2, "not between"},
 		{"delay that is no duration", []string{"cluster", "delay", "--dir", dir, "--dc", "c", "--add", "slow"}, 2, "slow"},
@@ -207,6 +207,21 @@ func TestPartitionLiveCluster(t *testing.T) {
 			t.Fatalf("get y in a during the partition = %q: the put in c crossed the partition", got)
 		}
 		lc.expect(0, "c: cut", "cluster", "links", "--dir", lc.dir)
+		var links []linksRecord
+		if err := json.Unmarshal([]byte(lc.expect(0, "", "cluster", "links", "--dir", lc.dir, "-w", "json")), &links); err != nil || len(links) != 6 {
+			t.Fatalf("cluster links -w json: %v, %d nodes", err, len(links))
+		}
+		for _, l := range links {
+			cuts := 0
+			for _, r := range l.Links {
+				if r.CutOut && r.CutIn {
+					cuts++
+				}
+			}
+			if want := map[bool]int{true: 2, false: 1}[strings.HasPrefix(l.Node, "c/")]; cuts != want || l.Error != "" {
+				t.Errorf("%s during the partition: %+v; want %d links cut both ways", l.Node, l, want)
+			}
+		}
 		lc.expect(0, "NODE", "cluster", "heal", "--dir", lc.dir)
 		lc.eventually("c", "x", "x1", catchUp)
 		lc.eventually("a", "y", "y1", catchUp)
@@ -228,7 +243,7 @@ func TestPartitionLiveCluster(t *testing.T) {
 		history := filepath.Join(t.TempDir(), "h.jsonl")
 		var benchOut, benchErr bytes.Buffer
 		bench := exec.CommandContext(ctx, bin, "bench", "--cluster", lc.dir, "--duration", "2s", "--clients", "6",
-			"--ceiling", "-1s", "--op-timeout", "2s", "--json", "--history", history)
+			"--ceiling", "0s", "--op-timeout", "2s", "--json", "--history", history)
 		bench.Stdout, bench.Stderr = &benchOut, &benchErr
 		before := lc.droppedOut()
 		if err := bench.Start(); err != nil {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/causeway/causeway/bench"
 	"github.com/causeway/causeway/repro"
 	"github.com/causeway/causeway/runtime/sim"
 )
@@ -26,6 +28,7 @@ object sizes of §6.5).`,
 	}
 	var opts repro.Options
 	var costModel string
+	var pf progressFlags
 	karma := &cobra.Command{
 		Use:   "karma",
 		Short: "Reproduce karma.txt §6 (Figs. 7–12, §6.4 cost, §6.5 object size) on karma-aws8",
@@ -37,26 +40,61 @@ message. The defaults (3 s of virtual time per run, 30 s congestion runs at
 a capped per-thread rate; about 40 runs) take 2–3 minutes on two cores.
 Longer runs and explicit thread counts bring the numbers closer to steady
 state, e.g.
-  causeway repro karma --duration 10s --threads 512,1024,2048,4096,8192 --congestion-duration 120s`,
+  causeway repro karma --duration 10s --threads 512,1024,2048,4096,8192 --congestion-duration 120s
+
+Each run's result JSON is written to DIR/runs/ as it completes (the report
+lists them; 'causeway compare' reads them). Each run is announced on stderr
+with an estimate of the time left; a bar and status lines follow as for
+'causeway sim' (--progress, --status-interval). Ctrl-C stops the run under
+way, prints the summary of the runs so far and exits with status 130
+without writing the report; their JSONs stay in DIR/runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stderr := cmd.ErrOrStderr()
-			var bar func(done, total time.Duration)
-			opts.Progress = func(i, n int, what string) {
-				fmt.Fprintf(stderr, "[%2d/%d] %s\n", i, n, what)
-				bar = progressBar(stderr, fmt.Sprintf("run %d/%d", i, n))
-			}
-			opts.RunProgress = func(done, total time.Duration) {
-				if bar != nil {
-					bar(done, total)
-				}
+			if err := pf.validate("repro karma"); err != nil {
+				return err
 			}
 			start := time.Now()
+			var report func(bench.Progress)
+			var runStart time.Time
+			var spent time.Duration // wall time of the runs completed
+			opts.Progress = func(i, n int, what string) {
+				eta := ""
+				if i > 1 {
+					eta = fmt.Sprintf(" (ETA %v)", (spent / time.Duration(i-1) * time.Duration(n-i+1)).Round(time.Second))
+				}
+				fmt.Fprintf(stderr, "[%2d/%d] %s%s\n", i, n, what, eta)
+				report = pf.reporter(stderr, fmt.Sprintf("run %d/%d", i, n))
+				runStart = time.Now()
+			}
+			opts.RunProgress = func(p bench.Progress) {
+				if report != nil {
+					report(p)
+				}
+			}
+			var done []*bench.Result
+			opts.RunDone = func(_ string, res *bench.Result, _ string) {
+				spent += time.Since(runStart)
+				done = append(done, res)
+			}
+			ctx, stop := interruptContext(cmd.Context(), stderr, "repro karma")
+			defer stop()
+			opts.Context = ctx
 			var err error
 			if opts.Cost, err = sim.LoadCostModel(costModel); err != nil {
 				return &exitError{2, err}
 			}
-			if err := repro.Karma(opts); err != nil {
+			if err := repro.Karma(opts); errors.Is(err, repro.ErrInterrupted) {
+				o := cmd.OutOrStdout()
+				fmt.Fprintf(o, "interrupted after %d runs in %v; no report written; each run's JSON is in %s\n\n",
+					len(done), time.Since(start).Round(time.Second), filepath.Join(opts.Dir, repro.RunsDir))
+				if len(done) > 0 {
+					if err := writeResultTables(o, done); err != nil {
+						return err
+					}
+				}
+				return &exitError{exitInterrupted, fmt.Errorf("repro karma: interrupted")}
+			} else if err != nil {
 				return &exitError{2, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s in %v\n", filepath.Join(opts.Dir, "report.md"), time.Since(start).Round(time.Second))
@@ -77,7 +115,8 @@ state, e.g.
 	f.Float64Var(&opts.CongestionRate, "congestion-rate", 5, "operations per second each thread of the congestion runs issues at most")
 	f.DurationSliceVar(&opts.CongestionDelays, "congestion-delays", []time.Duration{300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond},
 		"delays added to every message into or out of Europe, one run each")
-	f.IntSliceVar(&opts.ValueSizes, "value-sizes", []int{200, 1024, 4096}, "object sizes in bytes of §6.5")
+	f.IntSliceVar(&opts.ValueSizes, "value-sizes", []int{200, 1024, 4096}, "object sizes in bytes of §6.5 (run only with a cost model that charges per byte)")
+	pf.register(karma)
 	cmd.AddCommand(karma)
 	return cmd
 }

@@ -34,7 +34,9 @@ the file says tls: true), and serves on its http address:
 
   /healthz   200 "ok" once the node has started
   /metrics   Prometheus metrics: messages received and sent by type,
-             storage writes, queue depth
+             storage writes, disk space, queue depth
+  /status    JSON: node, protocol, ready, incarnation, start time,
+             uptime, data_bytes (what 'causeway cluster status' shows)
   /admin/links  with --admin only: cut and delay the links between this
              node and other datacenters at run time (what 'causeway
              cluster partition|heal|delay' use)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/causeway/causeway/bench"
 	"github.com/causeway/causeway/faults"
@@ -30,10 +31,10 @@ type simFlags struct {
 	opTimeout                    time.Duration
 	jitter                       time.Duration
 	faults                       string
-	records                      int
-	valueSize                    int
-	distribution                 string
 	wl                           workloadFlags
+	// flags are the command's, to tell a flag given as 0 from one left
+	// out.
+	flags *pflag.FlagSet
 }
 
 func (f *simFlags) register(cmd *cobra.Command) {
@@ -45,13 +46,11 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.serviceTime, "service-time", f.serviceTime, "time a server node spends on each message (0: infinitely fast servers)")
 	fl.StringVar(&f.cost, "cost", "", "cost model pricing each input in units of --service-time by node role, message kind and bytes: 'default', 'simple' (or empty: every input costs --service-time) or a YAML file overriding the default")
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
-	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: the topology's jitter_ms; negative: none)")
+	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
+	f.flags = fl
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
-	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default)")
-	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
-	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
 }
 
 // spec resolves names into a bench.SimSpec.
@@ -68,15 +67,6 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	if err != nil {
 		return bench.SimSpec{}, err
 	}
-	if f.records > 0 {
-		w.RecordCount = f.records
-	}
-	if f.valueSize > 0 {
-		w.ValueSize = f.valueSize
-	}
-	if f.distribution != "" {
-		w.Distribution = f.distribution
-	}
 	if w, err = f.wl.apply(w); err != nil {
 		return bench.SimSpec{}, err
 	}
@@ -84,8 +74,13 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	if clients <= 0 {
 		clients = f.clientsPerDC * len(t.Datacenters)
 	}
+	jitter := f.jitter
+	if jitter == 0 && f.flags != nil && f.flags.Changed("jitter") {
+		jitter = -1 // --jitter 0: none (sim.Config's 0 is the topology's)
+	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
-		Clients: clients, ServiceTime: f.serviceTime, Jitter: f.jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad}
+		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}
@@ -111,8 +106,10 @@ func defaultSimFlags() simFlags {
 func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
+	var output *string
 	var jsonOut, perDC bool
 	var sh shrinkFlags
+	var pf progressFlags
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run one protocol on a topology and workload in the deterministic simulator",
@@ -132,9 +129,17 @@ and the clients halved, while the run still fails. The smallest failing
 schedule is written to --shrink-out and the command that replays it is
 printed.
 
+Progress (a bar with the time left, and with --status-interval go-ycsb's
+status lines) goes to stderr when it is a terminal or with --progress; it is
+driven by the simulator's virtual time and changes nothing in the result.
+Ctrl-C stops the clients at the next step, lets the run drain and be
+checked, prints the summary so far (marked interrupted) and writes a
+complete history; a second Ctrl-C aborts at once (no history file is left
+then: it is written under a temporary name and renamed when complete).
+
 Exit status: 0 when the run completed and, for a protocol that claims
 causal+ consistency, the checker found nothing; 1 when such a protocol
-failed the checker; 2 on bad arguments.
+failed the checker; 2 on bad arguments; 130 when interrupted (and checked).
 
 Examples:
   causeway sim --protocol cops --topology karma-aws8 --workload ycsb-95-5 --duration 30s --seed 7 --faults random --out r.json --history h.jsonl
@@ -145,18 +150,30 @@ Examples:
 			if err != nil {
 				return &exitError{2, err}
 			}
+			if err := pf.validate("sim"); err != nil {
+				return err
+			}
+			warnLateFaults(cmd.ErrOrStderr(), "sim", spec)
 			if historyPath != "" {
-				hf, err := os.Create(historyPath)
+				hf, err := createPending(historyPath)
 				if err != nil {
 					return &exitError{2, err}
 				}
-				defer hf.Close()
+				defer hf.discard()
 				spec.History = hf
 			}
-			spec.Progress = progressBar(cmd.ErrOrStderr(), spec.Protocol.Name())
+			ctx, stop := interruptContext(cmd.Context(), cmd.ErrOrStderr(), "sim")
+			defer stop()
+			spec.Context = ctx
+			spec.Progress = pf.reporter(cmd.ErrOrStderr(), spec.Protocol.Name())
 			res, err := bench.RunSim(spec)
 			if err != nil {
 				return &exitError{2, err}
+			}
+			if hf, ok := spec.History.(*pendingFile); ok {
+				if err := hf.commit(); err != nil {
+					return failuref("sim: --history: %v", err)
+				}
 			}
 			if out != "" {
 				if err := writeJSONFile(out, res); err != nil {
@@ -164,12 +181,12 @@ Examples:
 				}
 			}
 			w := cmd.OutOrStdout()
-			if jsonOut {
+			if jsonOut || *output == outputJSON {
 				if err := res.WriteJSON(w); err != nil {
 					return err
 				}
 			} else {
-				if err := bench.WriteTable(w, []*bench.Result{res}); err != nil {
+				if err := writeResultTables(w, []*bench.Result{res}); err != nil {
 					return err
 				}
 				if perDC {
@@ -180,7 +197,7 @@ Examples:
 				}
 				printVerdicts(w, []*bench.Result{res})
 			}
-			if sh.enabled {
+			if sh.enabled && !res.Interrupted {
 				if err := sh.shrink(w, spec, res); err != nil {
 					return &exitError{2, err}
 				}
@@ -188,7 +205,7 @@ Examples:
 			if !res.Check.OK && spec.Protocol.Guarantee() == protocol.CausalPlus {
 				return &exitError{1, fmt.Errorf("%s claims causal+ consistency but failed the checker (seed %d)", res.Protocol, res.Seed)}
 			}
-			return nil
+			return interrupted("sim", res)
 		},
 	}
 	fl := cmd.Flags()
@@ -198,10 +215,49 @@ Examples:
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
-	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table")
+	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
+	output = addOutputFlag(cmd)
 	f.register(cmd)
 	sh.register(cmd)
+	pf.register(cmd)
 	return cmd
+}
+
+// writeResultTables prints the summary table, then the latency
+// distributions (min to p999) and the protocols' own metrics.
+func writeResultTables(w io.Writer, results []*bench.Result) error {
+	if err := bench.WriteTable(w, results); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := bench.WriteLatencyTable(w, results); err != nil {
+		return err
+	}
+	var withMetrics bool
+	for _, r := range results {
+		withMetrics = withMetrics || len(r.ProtocolMetrics) > 0
+	}
+	if withMetrics {
+		fmt.Fprintln(w)
+		if err := bench.WriteMetricsTable(w, results); err != nil {
+			return err
+		}
+	}
+	for _, r := range results {
+		if r.Interrupted {
+			fmt.Fprintf(w, "\n%s: interrupted after %.1fs: these figures and the history cover the run until then.\n", r.Protocol, r.DurationS)
+		}
+	}
+	return nil
+}
+
+// interrupted is the exit error of a run that Ctrl-C stopped early (exit
+// status 130), nil for a run that ran its full length.
+func interrupted(cmdName string, res *bench.Result) error {
+	if !res.Interrupted {
+		return nil
+	}
+	return &exitError{exitInterrupted, fmt.Errorf("%s: interrupted after %.1fs: the summary and history cover the run until then", cmdName, res.DurationS)}
 }
 
 func writeJSONFile(path string, res *bench.Result) error {
@@ -233,27 +289,6 @@ func printVerdicts(w io.Writer, results []*bench.Result) {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
-
-// progressBar returns a progress callback drawing a bar on w when w is a
-// terminal, and nothing otherwise.
-func progressBar(w io.Writer, label string) func(done, total time.Duration) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return func(done, total time.Duration) {
-		const width = 30
-		n := int(float64(width) * float64(done) / float64(total))
-		fmt.Fprintf(w, "\r%-12s [%s%s] %5.1f%% of %v", label, strings.Repeat("#", n), strings.Repeat(".", width-n),
-			100*float64(done)/float64(total), total)
-		if done >= total {
-			fmt.Fprint(w, "\r\033[K")
-		}
-	}
-}
 
 var errNoProtocols = errors.New("no protocols given")
 

@@ -127,8 +127,12 @@ Examples:
 	_ = fl.MarkHidden("faults") // the nemesis draws every schedule
 	fl.Lookup("seed").Usage = "first seed: each protocol runs seeds --seed, --seed+1, … (--seeds of them)"
 	fl.Lookup("records").Usage = "number of keys (few: hot keys, contention)"
-	f.records, fl.Lookup("records").DefValue = 100, "100" // register set it to 0
+	f.wl.records, fl.Lookup("records").DefValue = 100, "100" // register set it to 0
 	output = addOutputFlag(cmd)
+	// --protocol and --workload take lists ("all" too), checked in spec;
+	// 0 workers is GOMAXPROCS, 0 shrink runs no shrinking.
+	selfChecked(fl, "protocol", "workload")
+	allowZero(fl, "workers", "shrink-runs")
 	return cmd
 }
 
@@ -157,10 +161,10 @@ func (tf *tortureFlags) spec(f *simFlags) (bench.TortureSpec, error) {
 	}
 	names := protocol.Names()
 	if tf.protocols != "all" {
-		names = splitList(tf.protocols)
-		if len(names) == 0 {
-			return bench.TortureSpec{}, usageErrorf("torture: --protocol: %v", errNoProtocols)
+		if err := checkProtocols(tf.protocols); err != nil {
+			return bench.TortureSpec{}, usageErrorf("torture: --protocol %q: %v", tf.protocols, err)
 		}
+		names = splitList(tf.protocols)
 	}
 	var ps []protocol.Protocol
 	for _, n := range names {
@@ -174,6 +178,9 @@ func (tf *tortureFlags) spec(f *simFlags) (bench.TortureSpec, error) {
 	var wls []workload.Workload
 	var base bench.SimSpec
 	for _, w := range splitList(f.workload) {
+		if _, err := workload.Lookup(w); err != nil {
+			return bench.TortureSpec{}, usageErrorf("torture: --workload %q: %v", w, err)
+		}
 		f.workload = w
 		spec, err := f.spec()
 		if err != nil {

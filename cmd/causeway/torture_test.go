@@ -55,10 +55,13 @@ func TestTortureBadInput(t *testing.T) {
 	}{
 		{[]string{"--seeds", "0"}, "torture: --seeds 0: must be positive"},
 		{[]string{"--nemesis", "nope"}, `torture: --nemesis: unknown nemesis "nope"`},
-		{[]string{"--protocol", "nope"}, "torture: --protocol:"},
+		{[]string{"--protocol", "nope"}, `torture: --protocol "nope": unknown protocol`},
 		{[]string{"--faults", "random"}, "torture: --faults: the nemesis draws"},
-		{[]string{"-w", "xml"}, `torture: -w "xml"`},
-		{[]string{"--protocol", "karma", "--topology", "k2-emulab6"}, "torture: --protocol karma:"},
+		{[]string{"-w", "xml"}, `torture: --write-out "xml"`},
+		{[]string{"--protocol", "karma", "--topology", "k2-emulab6"}, "torture: protocol karma cannot run on topology k2-emulab6"},
+		{[]string{"--protocol", "cops,"}, `torture: --protocol "cops,": an empty protocol name`},
+		{[]string{"--protocol", "cops,cops"}, "cops is listed twice"},
+		{[]string{"--workload", "ycsb-95-5,nope"}, "torture: "},
 		{[]string{"--workers", "-1"}, "torture: --workers -1"},
 	} {
 		code, _, errOut := causeway(t, append([]string{"torture"}, tc.args...)...)

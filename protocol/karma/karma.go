@@ -78,6 +78,13 @@ func (p *Protocol) Validate(t *topology.Topology) error {
 	if len(t.Rings()) == 0 {
 		return fmt.Errorf("%s: topology %s has no placement.rings (Karma groups DCs into rings, karma.txt §4.1.1)", p.mode.Name, t.Name)
 	}
+	for _, dc := range t.DCNames() {
+		if t.RingOf(dc) < 0 {
+			// Its storage servers would hold nothing, and its clients have
+			// no ring of their own (COPS-PR binds them to it).
+			return fmt.Errorf("%s: datacenter %s of topology %s is in no ring of placement.rings: every DC must be in one (karma.txt §4.1.1: the rings partition the DCs)", p.mode.Name, dc, t.Name)
+		}
+	}
 	n := 0
 	for _, d := range t.Datacenters {
 		n += d.Servers

@@ -104,7 +104,11 @@ func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply,
 	case rep := <-replies:
 		return rep, nil
 	case <-ctx.Done():
-		return protocol.Reply{}, fmt.Errorf("live: session %s: %v abandoned, outcome unknown: %w", s.n.id, req.Op, ctx.Err())
+		outcome := "" // a read that got no answer has no outcome to speak of
+		if req.Op == protocol.OpPut || req.Op == protocol.OpWriteTxn {
+			outcome = ", outcome unknown"
+		}
+		return protocol.Reply{}, fmt.Errorf("live: session %s: %v abandoned%s: %w", s.n.id, req.Op, outcome, ctx.Err())
 	case <-s.n.exited:
 		select {
 		case rep := <-replies: // the reply came just before the end

@@ -127,6 +127,7 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 		Self:      opts.Listen,
 		Logger:    log.With("component", "transport"),
 		TLS:       serverTLS,
+		FailFast:  true, // a client answers "unavailable" rather than wait (unavailable.go)
 		ClientTLS: clientTLS,
 		Handler:   c.receive,
 	}
@@ -206,8 +207,8 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 		clock: c.clock,
 		box:   box,
 		log:   c.log,
-		send:  func(m protocol.Message) { sendVia(c.tr, c.book, c.log, nil, m) },
 	}
+	s.m.send = func(msg protocol.Message) { c.sendTracked(s.m, msg) }
 	c.sessions[id] = s
 	c.wg.Add(1)
 	go func() {
@@ -322,6 +323,17 @@ func (s *Session) ID() protocol.NodeID { return s.m.id }
 // operation still outstanding (one abandoned by an earlier Do). When ctx
 // ends first Do returns an error wrapping ctx.Err(); if the operation had
 // been submitted it keeps running, and its outcome is unknown.
+//
+// Do does not wait out ctx for a node that cannot be reached (nothing
+// listens at its address): a read sent to one, or a write none of whose
+// messages left this process, fails at once (within about a second) with
+// an error wrapping ErrUnavailable; a write part of which was sent waits
+// for the protocol's answer, since its outcome is unknown. An operation
+// one of whose messages cannot be sent at all (it does not encode) fails
+// with ErrNotSent. Either failure ends the session: the protocol still
+// holds the operation and would send it again, so that a write answered
+// unavailable could take effect later. Later operations fail with the
+// same error; start a new session.
 func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
 	select {
 	case s.busy <- struct{}{}:
@@ -330,24 +342,32 @@ func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply,
 	case <-s.exited:
 		return protocol.Reply{}, s.endErr()
 	}
-	replies := make(chan protocol.Reply, 1)
-	in := input{kind: inSubmit, req: req, reply: func(rep protocol.Reply) {
+	type result struct {
+		rep protocol.Reply
+		err error
+	}
+	replies := make(chan result, 1)
+	in := input{kind: inSubmit, req: req, reply: func(rep protocol.Reply, err error) {
 		<-s.busy // the session may take its next operation
-		replies <- rep
+		replies <- result{rep, err}
 	}}
 	if !s.m.box.push(in) {
 		<-s.busy
 		return protocol.Reply{}, s.endErr()
 	}
 	select {
-	case rep := <-replies:
-		return rep, nil
+	case r := <-replies:
+		return r.rep, r.err
 	case <-ctx.Done():
-		return protocol.Reply{}, fmt.Errorf("node: session %s: %v abandoned, outcome unknown: %w", s.m.id, req.Op, ctx.Err())
+		outcome := "" // a read that got no answer has no outcome to speak of
+		if req.Op == protocol.OpPut || req.Op == protocol.OpWriteTxn {
+			outcome = ", outcome unknown"
+		}
+		return protocol.Reply{}, fmt.Errorf("node: session %s: %v abandoned%s: %w", s.m.id, req.Op, outcome, ctx.Err())
 	case <-s.exited:
 		select {
-		case rep := <-replies: // the reply came just before the end
-			return rep, nil
+		case r := <-replies: // the reply came just before the end
+			return r.rep, r.err
 		default:
 			return protocol.Reply{}, s.endErr()
 		}

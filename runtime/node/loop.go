@@ -39,6 +39,7 @@ const (
 	inMessage inputKind = iota // a message from another node
 	inSubmit                   // a client operation for a session
 	inCall                     // a function to run on the machine's goroutine
+	inUnsent                   // a client session's message dropped unwritten
 )
 
 // input is one thing queued for a state machine.
@@ -47,8 +48,10 @@ type input struct {
 	from  protocol.NodeID
 	msg   proto.Message
 	req   protocol.Request
-	reply func(protocol.Reply) // of an inSubmit
-	call  func()               // of an inCall
+	reply func(protocol.Reply, error) // of an inSubmit
+	call  func()                      // of an inCall
+	gen   uint64                      // of an inUnsent: the operation's
+	err   error                       // of an inUnsent: why
 }
 
 // inbox is the unbounded queue of a machine's inputs. Pushers (transport
@@ -153,7 +156,10 @@ type machine struct {
 
 	timers  timerHeap
 	seq     uint64
-	onReply func(protocol.Reply) // of the outstanding submission
+	onReply func(protocol.Reply, error) // of the outstanding submission
+	// track follows the messages of a client session's outstanding
+	// operation (unavailable.go); unused by server nodes.
+	track opTrack
 }
 
 // run starts the state machine and handles its inputs and timers until
@@ -181,6 +187,9 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 		for len(m.timers) > 0 && m.timers[0].at <= m.clock.now() {
 			e := heap.Pop(&m.timers).(timerEntry)
 			if err := m.apply(m.sm.Tick(m.clock.now(), e.token)); err != nil {
+				return err
+			}
+			if err := m.failOpIfLost(); err != nil { // a retransmission refused
 				return err
 			}
 		}
@@ -235,12 +244,19 @@ func (m *machine) handle(in input) error {
 			panic(fmt.Sprintf("node: session %s got an operation while one is outstanding", m.id))
 		}
 		m.onReply = in.reply
+		m.track = opTrack{gen: m.track.gen + 1, op: in.req.Op}
 		r = s.Submit(now, in.req)
 	case inCall:
 		in.call()
 		return nil
+	case inUnsent:
+		m.unsentFrame(in.gen, in.err)
+		return m.failOpIfLost()
 	}
-	return m.apply(r)
+	if err := m.apply(r); err != nil {
+		return err
+	}
+	return m.failOpIfLost()
 }
 
 // apply carries out a Ready: its storage writes first (synced if asked),
@@ -279,7 +295,7 @@ func (m *machine) apply(r protocol.Ready) error {
 			continue
 		}
 		m.onReply = nil
-		cb(rep)
+		cb(rep, nil)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 	m.received.WithLabelValues("x").Inc()
 	m.sent.WithLabelValues("x").Inc()
 	m.batches.WithLabelValues("true").Inc()
+	m.registerDisk("a/s0", func() float64 { return 0 })
 	families, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -195,9 +195,11 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	}
 
 	book := newAddressBook(cfg, id.DC())
-	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox()}
+	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox(),
+		protocol: cfg.Protocol, incarnation: inc, started: time.Now()}
 	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
 	h.metrics.incarnation.Set(float64(inc))
+	h.registerDiskGauge()
 	h.m = &machine{
 		id:      id,
 		sm:      p.NewNode(protocol.NodeConfig{ID: id, Role: spec.RoleOrStorage(), Incarnation: inc, Topology: cfg.Topology, Storage: eng, Rand: newRand()}),
@@ -291,6 +293,10 @@ type host struct {
 	tr      *transport.Transport
 	metrics *metrics
 	ready   atomic.Bool
+	// protocol, incarnation and started are what /status reports.
+	protocol    string
+	incarnation uint64
+	started     time.Time
 	// droppedIn counts frames dropped because their sender's datacenter
 	// is cut off (the link controls' cut_in).
 	droppedIn atomic.Uint64
@@ -362,7 +368,7 @@ func sendVia(tr *transport.Transport, book *addressBook, log *slog.Logger, mt *m
 	}
 }
 
-// httpHandler serves /healthz and /metrics.
+// httpHandler serves /healthz, /metrics and /status.
 func (h *host) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -375,6 +381,7 @@ func (h *host) httpHandler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(h.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET "+cluster.StatusPath, h.serveStatus)
 	if h.admin {
 		h.handleAdmin(mux)
 	}

@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -269,6 +270,21 @@ func TestCOPSAcrossNodeHosts(t *testing.T) {
 	}
 	if code, body, err := tc.httpGet("c/s0", "/healthz"); err != nil || code != 200 || body != "ok\n" {
 		t.Errorf("/healthz: %d %q %v", code, body, err)
+	}
+	if !strings.Contains(body, `causeway_storage_disk_bytes{node="`+owner+`"}`) {
+		t.Errorf("%s /metrics lacks causeway_storage_disk_bytes", owner)
+	}
+
+	// /status: who the node is, since when, and how much disk its store
+	// takes (the put above reached it).
+	code, body, err = tc.httpGet(owner, cluster.StatusPath)
+	var info cluster.NodeInfo
+	if err != nil || code != http.StatusOK || json.Unmarshal([]byte(body), &info) != nil {
+		t.Fatalf("%s %s: %d %q %v", owner, cluster.StatusPath, code, body, err)
+	}
+	if info.Node != owner || info.Protocol != "cops" || !info.Ready || info.Incarnation != 1 ||
+		info.UptimeS <= 0 || info.Started.IsZero() || info.DataBytes == nil || *info.DataBytes == 0 {
+		t.Errorf("%s %s: %+v; want the node, cops, ready, incarnation 1, an uptime, a start time and its data size", owner, cluster.StatusPath, info)
 	}
 }
 
