@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -43,6 +44,10 @@ type TortureSpec struct {
 	// schedule, and each unavailable run's schedule, is saved with the
 	// command that replays it (PROTOCOL-seedN.yaml).
 	Out string
+	// Context, when set, stops the campaign when it is done (Ctrl-C):
+	// runs under way finish, no other starts, and the report holds the
+	// runs that finished (TortureReport.Interrupted).
+	Context context.Context
 	// Progress, when set, sees each run as it finishes (in completion
 	// order, from one goroutine at a time).
 	Progress func(r TortureRun, done, total int)
@@ -109,9 +114,26 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 			}
 		}()
 	}
+	var stop <-chan struct{}
+	if ts.Context != nil {
+		stop = ts.Context.Done()
+	}
+	interrupted := false
+dispatch:
 	for i := 0; i < ts.Seeds; i++ {
 		for p := range ts.Protocols {
-			jobs <- job{p, i}
+			select { // a stop seen now is never raced by a free worker
+			case <-stop:
+				interrupted = true
+				break dispatch
+			default:
+			}
+			select {
+			case jobs <- job{p, i}:
+			case <-stop:
+				interrupted = true
+				break dispatch
+			}
 		}
 	}
 	close(jobs)
@@ -124,9 +146,16 @@ func Torture(ts TortureSpec) (*TortureReport, error) {
 		}
 	}
 	rep := &TortureReport{Topology: ts.Base.Topology.Name, Workload: strings.Join(names, ","), Records: ts.Base.Workload.RecordCount,
-		Duration: durFlag(ts.Base.Duration), Seeds: ts.Seeds, Runs: runs}
+		Duration: durFlag(ts.Base.Duration), Seeds: ts.Seeds, Interrupted: interrupted}
 	for i, p := range ts.Protocols {
-		rep.Summary = append(rep.Summary, summarizeTorture(p, runs[i*ts.Seeds:(i+1)*ts.Seeds]))
+		var ran []TortureRun
+		for _, r := range runs[i*ts.Seeds : (i+1)*ts.Seeds] {
+			if r.Protocol != "" { // an interrupted campaign skips the rest
+				ran = append(ran, r)
+			}
+		}
+		rep.Runs = append(rep.Runs, ran...)
+		rep.Summary = append(rep.Summary, summarizeTorture(p, ran))
 	}
 	return rep, nil
 }

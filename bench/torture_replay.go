@@ -28,10 +28,14 @@ func save(ts TortureSpec, spec SimSpec, got Shrunk, failure string) *TortureRepl
 	if ts.Out != "" {
 		file = filepath.Join(ts.Out, fmt.Sprintf("%s-seed%d.yaml", spec.Protocol.Name(), spec.Seed))
 	}
-	rp.Command = ReplayCommand(s, file)
 	if file == "" {
+		rp.Command = ReplayCommand(s, "schedule.yaml")
+		if len(s.Faults) > 0 {
+			rp.Command += " # schedule.yaml: the run's fault_schedule in -w json (or run torture with --out)"
+		}
 		return rp
 	}
+	rp.Command = ReplayCommand(s, file)
 	data, err := yaml.Marshal(s.Faults)
 	if err != nil {
 		rp.Failure += fmt.Sprintf(" (saving the schedule: %v)", err)

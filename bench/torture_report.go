@@ -106,13 +106,16 @@ type NemesisCount struct {
 // TortureReport is a campaign's outcome: every run in protocol then seed
 // order, and a summary per protocol.
 type TortureReport struct {
-	Topology string           `json:"topology"`
-	Workload string           `json:"workload"`
-	Records  int              `json:"records"`
-	Duration string           `json:"duration"`
-	Seeds    int              `json:"seeds"`
-	Summary  []TortureSummary `json:"summary"`
-	Runs     []TortureRun     `json:"runs"`
+	Topology string `json:"topology"`
+	Workload string `json:"workload"`
+	Records  int    `json:"records"`
+	Duration string `json:"duration"`
+	Seeds    int    `json:"seeds"`
+	// Interrupted: the campaign was stopped (TortureSpec.Context) before
+	// every run; Runs and Summary hold those that finished.
+	Interrupted bool             `json:"interrupted,omitempty"`
+	Summary     []TortureSummary `json:"summary"`
+	Runs        []TortureRun     `json:"runs"`
 }
 
 // OK reports whether no run failed or errored.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -298,5 +299,22 @@ func TestJudgeAvailability(t *testing.T) {
 		if a.Eligible != tc.eligible || a.Failed != tc.failed || len(a.Examples) != min(tc.failed, maxAvailabilityExamples) {
 			t.Errorf("%s: %+v, want %d eligible, %d failed", tc.name, a, tc.eligible, tc.failed)
 		}
+	}
+}
+
+// TestTortureStopsWhenInterrupted: a campaign whose context is done
+// starts no run and says so; its report is empty, not made up.
+func TestTortureStopsWhenInterrupted(t *testing.T) {
+	ts := tortureSpec(t, 3, lookupProto(t, "cops"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ts.Context = ctx
+	ts.Workers = 1
+	rep, err := Torture(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || len(rep.Runs) != 0 || rep.Summary[0].Runs != 0 {
+		t.Fatalf("interrupted report: %+v", rep)
 	}
 }

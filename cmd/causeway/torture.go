@@ -75,7 +75,12 @@ Progress goes to stderr; the summary table (or -w json, for CI) to stdout.
 
 Nemeses:` + nemesisList() + `
 
-Exit status: 0 when no run failed; 1 when one did; 2 on bad arguments.
+Ctrl-C stops the campaign: runs under way finish, no other starts, and
+the summary covers those that finished (exit status 130 when none
+failed).
+
+Exit status: 0 when no run failed; 1 when one did; 2 on bad arguments;
+130 when interrupted.
 
 Examples:
   causeway torture --protocol all --seeds 20
@@ -92,6 +97,9 @@ Examples:
 			}
 			stderr := cmd.ErrOrStderr()
 			start := time.Now()
+			ctx, stop := interruptContext(cmd.Context(), stderr, "torture")
+			defer stop()
+			ts.Context = ctx
 			ts.Progress = tortureProgress(stderr)
 			fmt.Fprintf(stderr, "torture: %d protocols × %d seeds on %s, %s, %v each, %d nemeses\n",
 				len(ts.Protocols), ts.Seeds, ts.Base.Topology.Name, workloadNames(ts.Workloads), ts.Base.Duration, len(ts.Nemeses))
@@ -110,6 +118,9 @@ Examples:
 			}
 			if !rep.OK() {
 				return failuref("torture: runs failed (see the replays above)")
+			}
+			if rep.Interrupted {
+				return &exitError{exitInterrupted, fmt.Errorf("torture: interrupted after %d runs: the summary covers them", len(rep.Runs))}
 			}
 			return nil
 		},
