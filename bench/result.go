@@ -1,6 +1,47 @@
 // Package bench drives a workload against a runtime, collects the metrics
 // defined in docs/formats/results.md, records the history, runs the
 // causal+ checker on it and produces the result JSON and a readable table.
+//
+// # Torture
+//
+// Torture (torture.go; causeway torture) runs every protocol of a
+// campaign over many seeds. Each run gets a fault schedule drawn by one
+// nemesis of the catalogue (faults.Nemeses: partitions of every shape,
+// crashes of nodes of every role, of zones and DCs, restart loops, clock
+// skew and jumps, lossy links, congestion), the nemesis and its schedule
+// drawn from the seed (PickNemesis), as is its workload when the campaign
+// has several (TortureSpec.Workloads), so a run depends only on its
+// protocol and seed, never on how many run at once. Every schedule is
+// healed by 70% of the run (faults.HealedBy). Each run gets three
+// verdicts:
+//
+//   - Checker: the checker's findings on the history (divergence and
+//     quiescence aside): "pass"; "violation" for a protocol that claims
+//     causal+; "caught" for one that does not (eventual), which is the
+//     checker working, not a failure.
+//   - Convergence: after the heal, replicas agree (Divergence) and every
+//     node's invariants at quiescence hold (Quiescence).
+//   - Availability (JudgeAvailability): an operation is eligible when,
+//     for its whole life (issue to reply) and the grace after any fault
+//     that touched what it needs (the operation timeout plus a second),
+//     (1) no node of its client's DC was crashed or under loss or added
+//     delay, and (2) for each key it names, at least one replica of the
+//     key (Protocol.Replicas) was up, under neither loss nor added delay,
+//     and not cut off, in either direction, from the client's DC or any of
+//     its zones, by a partition naming the replica's DC or zone. Clock
+//     skew, duplication and reordering do not make an operation
+//     ineligible: they stop no message. The verdict counts the eligible
+//     operations and those of them that failed (a timeout or unavailable;
+//     unsupported is not a failure). "A replica" is deliberately weak: a
+//     protocol that needs one particular replica (COPS-PR's own ring) is
+//     unavailable where one that switches (Karma) is not, which is the
+//     claim the papers compare.
+//
+// A run fails when a protocol violates a guarantee it claims or does not
+// converge; a failed run is shrunk (Shrink) and its smallest failing
+// schedule saved beside the command that replays it. Unavailability is
+// reported, not failed: which faults a protocol must survive is its
+// paper's claim, judged per protocol.
 package bench
 
 import (

@@ -68,6 +68,10 @@ type SimSpec struct {
 	// NoLoad skips the load phase: keys start absent instead of holding
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
+	// OnDone, when set, sees every completed operation with its reply (the
+	// history keeps only whether it failed): torture's availability
+	// verdict tells an unsupported operation from an unavailable one.
+	OnDone func(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration)
 }
 
 // progressSteps is how many times a run reports progress.
@@ -140,6 +144,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 			}
 			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
 				rec.DoneIntended(dc, req, rep, intended, start, now)
+				if spec.OnDone != nil {
+					spec.OnDone(dc, req, rep, start, now)
+				}
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}

@@ -11,6 +11,31 @@
 // ([{"at": "1.5s", "crash": "dc:tokyo"}, …]; durations as Go duration
 // strings), which Load and Parse accept as they are (YAML is a superset of
 // JSON): a result's fault_schedule saved to a file replays the run.
+//
+// # Nemeses
+//
+// Besides Random and RandomZones, the nemesis catalogue (Nemeses, in
+// nemesis.go) names families of faults, each a generator that draws a
+// schedule from a seeded rng over a protocol's own nodes (every role of
+// its NodeSpecs, their zones) and the topology's DCs and rings:
+//
+//   - isolate-dc, majority, ring-split, bridge, oneway, zone-partition:
+//     partitions of every shape (one DC from the rest; a minority from a
+//     majority; two rings apart or one ring in two, karma.txt §4.4 Claim
+//     2; two halves joined only through one DC; one direction only; zones
+//     within or across DCs);
+//   - crash-node, crash-zone, crash-dc, restart-loop: crashes (unsynced
+//     writes lost, as the simulator's crash does) and restarts of a node of
+//     any role, a zone, a DC, or one of them again and again;
+//   - clock: clock skew of up to ±5 s, then jumps forward and back;
+//   - lossy, congestion: loss, duplication, reordering, added delay;
+//   - mix: two to four of the others at once.
+//
+// A nemesis that has nothing to fault (ring-split without rings, the zone
+// nemeses for a protocol without zones) does not apply (Nemesis.Applies).
+// Every schedule a nemesis draws is over by HealedBy(duration) — 70% of
+// the run — where it heals everything and sets every skewed clock back to
+// 0, so that convergence and availability after the heal can be judged.
 package faults
 
 import (

@@ -41,7 +41,7 @@ Start with 'causeway demo'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), simCmd(), checkCmd(), compareCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), nemesisCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
+	root.AddCommand(demoCmd(), simCmd(), tortureCmd(), checkCmd(), compareCmd(), reproCmd(), putCmd(), getCmd(), delCmd(), txnCmd(), whereCmd(), loadCmd(), benchCmd(), nemesisCmd(), certsCmd(), serverCmd(), clusterCmd(), protocolsCmd(), topologiesCmd(), workloadsCmd(), versionCmd())
 	root.AddCommand(genDocsCmd()) // hidden: make docs
 	prepareTree(root)
 	return root

@@ -254,11 +254,25 @@ var nameCheckers = map[string]func(string) error{
 	},
 }
 
+// selfCheckedAnnotation marks a flag whose command checks its value
+// itself, with a rule of its own (torture's --protocol takes "all" or a
+// list), so that checkName leaves it alone.
+const selfCheckedAnnotation = "causeway_self_checked"
+
+// selfChecked marks flags of fs, by name, as checked by their command.
+func selfChecked(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		if err := fs.SetAnnotation(n, selfCheckedAnnotation, []string{"true"}); err != nil {
+			panic(err) // a programming error: no such flag
+		}
+	}
+}
+
 // checkName checks the value of a flag that names a protocol, topology,
 // workload or cost model (nameCheckers).
 func checkName(f *pflag.Flag) error {
 	check := nameCheckers[f.Name]
-	if check == nil {
+	if check == nil || f.Annotations[selfCheckedAnnotation] != nil {
 		return nil
 	}
 	return check(f.Value.String())
