@@ -201,12 +201,9 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 	r0 := time.Now()
 	readers := map[string]Reader{}
 	for _, dc := range dcs {
-		s, err := conns[dc].NewSession()
-		if err != nil {
-			return nil, fmt.Errorf("nemesis: session in %s: %w", dc, err)
-		}
-		defer s.Close()
-		readers[dc] = s
+		r := &sessionReader{conn: conns[dc]}
+		defer r.close()
+		readers[dc] = r
 	}
 	rep.Lost, rep.Bad = ReadBack(ctx, log, readers, quiesce, opTimeout)
 	rep.ReadBackDCs = dcs
@@ -259,6 +256,38 @@ func write(s *client.Session, name, dc string, keys int, timeout time.Duration, 
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
+	}
+}
+
+// sessionReader reads through a session of its DC, opening a new one when
+// the last ended: a session ends when its node is unreachable (as a node
+// restarted by the heal may still be), and the read-back must go on
+// reading until Quiesce ends.
+type sessionReader struct {
+	conn *client.Cluster
+	s    *client.Session
+}
+
+// Get reads key in a session of the reader's DC.
+func (r *sessionReader) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if r.s == nil {
+		s, err := r.conn.NewSession()
+		if err != nil {
+			return nil, false, err
+		}
+		r.s = s
+	}
+	v, found, err := r.s.Get(ctx, key)
+	if err != nil {
+		r.close() // the next read starts a new session
+	}
+	return v, found, err
+}
+
+func (r *sessionReader) close() {
+	if r.s != nil {
+		_ = r.s.Close()
+		r.s = nil
 	}
 }
 
