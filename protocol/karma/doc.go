@@ -236,7 +236,12 @@
 //     restricted to the ring sees both), and counts it written — answering
 //     DepChecks and acknowledging the CC — only once the previous one is
 //     written there too (so a write is stable only after everything before
-//     it left every cache).
+//     it left every cache). Known limit: a ring stores a thread's writes
+//     at most one intra-ring hop (the DepOK from the previous write's MM)
+//     apart, so a thread writing faster than that — on karma-aws8 a
+//     Brazil client, whose reads are all local, writes every few
+//     milliseconds — builds a backlog in the multi-DC rings that does not
+//     drain while it runs (issue 12).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
 //     simulator a cache node spends a tenth of a storage server's service
