@@ -239,8 +239,8 @@
 //     it left every cache). Known limit: a ring stores a thread's writes
 //     at most one intra-ring hop (the DepOK from the previous write's MM)
 //     apart, so a thread writing faster than that — on karma-aws8 a
-//     Brazil client, whose reads are all local, writes every few
-//     milliseconds — builds a backlog in the multi-DC rings that does not
+//     Brazil client, whose reads are all local, writes about every 25
+//     ms — builds a backlog in the multi-DC rings that does not
 //     drain while it runs (issue 12).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
