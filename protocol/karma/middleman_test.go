@@ -110,3 +110,46 @@ func TestSecondRoundReportsAnOldVersionInFlightUntilItsOwnStable(t *testing.T) {
 		t.Errorf("after w3: x as of %d is %q in flight %v, want stable w2", e2, rep.Value, rep.InFlight)
 	}
 }
+
+// TestPutAfterWaitsStoredToStoreAndWrittenToAcknowledge drives one middle
+// man: Bob's y depends on Alice's in-flight x (a put-after, not program
+// order). y is stored — readable — once x is stored here, but counts as
+// written (acknowledged, answering written-level DepChecks) only once x is
+// written, its cache invalidation done: see "Stored and written" in
+// doc.go. A notify-after with the same dependency is answered only at the
+// written level, since it lifts restrictions.
+func TestPutAfterWaitsStoredToStoreAndWrittenToAcknowledge(t *testing.T) {
+	h := newMMHarness(t)
+	h.p = New(Mode{Name: "karma", Caches: true}, Options{})
+	h.m = newMiddleMan(h.p, h.cfg)
+	h.step(&pb.RingGet{ReqId: 1, Key: "k1", CacheDc: "b"}) // b caches k1
+
+	x := &pb.RingPut{Key: "k1", Value: []byte("x"), Version: 1<<ccBits | 1, Id: 1}
+	y := &pb.RingPut{Key: "k2", Value: []byte("y"), Version: 2<<ccBits | 2, Id: 2,
+		Deps: []*pb.Dep{{Key: "k1", Version: x.Version}}}
+	notify := &pb.RingPut{Key: "k1", Notify: true, Id: 3, Deps: []*pb.Dep{{Key: "k1", Version: x.Version}}}
+	if out := h.step(y); acked(out, 2) {
+		t.Fatal("y acknowledged before x arrived")
+	}
+	if got := h.get("k2", 0); got.Version != 0 {
+		t.Fatalf("y readable before x is stored: read version %d", got.Version)
+	}
+	h.step(notify)
+	h.step(x) // stored; b's invalidation outstanding
+	// x's owner (this MM) answers y's stored-level check.
+	out := h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x.Version, ProgramOrder: true}})
+	if acked(out, 2) || acked(out, 3) {
+		t.Fatalf("y or the notify-after acknowledged while x waits for b's cache: %v", out)
+	}
+	if got := h.get("k2", 0); string(got.Value) != "y" || !got.InFlight {
+		t.Fatalf("y not readable (in flight) once x is stored: %q in flight %v", got.Value, got.InFlight)
+	}
+	if out := h.step(&pb.DepCheck{Dep: &pb.Dep{Key: "k2", Version: y.Version}}); sent[*pb.DepOK](out) {
+		t.Fatal("written-level DepCheck of y answered before x is written")
+	}
+	h.stepFrom(h.p.cacheFor("b", "k1"), &pb.InvalidateAck{Key: "k1", Version: x.Version})
+	out = h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x.Version}})
+	if !acked(out, 2) || !acked(out, 3) {
+		t.Fatalf("y and the notify-after not acknowledged once x is written: %v", out)
+	}
+}
