@@ -40,12 +40,12 @@
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from a program-order dependency on the
 // thread's previous buffered write (see the deviations). The MM waits until
-// every dependency — the previous write and every read dependency alike —
-// is stored in its ring (DepCheck to the owning MM), stores the value
+// every read dependency is committed in its ring and the previous write is
+// stored there (DepCheck to the owning MM), stores the value
 // (last-writer-wins by Lamport version), invalidates every DC cache in the
 // key's cached-at set and waits for their acknowledgements (§4.3) and for
-// every dependency to be written in the ring, and only then acknowledges
-// the CC (see "Stored and written"). When every ring has acknowledged it and the
+// the previous write to be committed in the ring, and only then
+// acknowledges the CC. When every ring has acknowledged it and the
 // thread's earlier writes are complete (acknowledgements may arrive out of
 // order), the write is complete: the CC sends STABLE to the key's MM in
 // every ring, evicts the entry from the WB, and lifts the thread's
@@ -63,37 +63,6 @@
 // storage like the commit clock, so a restarted CC never mints a version
 // below one its threads have seen (last-writer-wins would let the older
 // write win).
-//
-// # Stored and written
-//
-// A write is stored in a ring (readable there, reported visible) and later
-// written there (committed: its cache invalidations done, DepChecks of the
-// written level answered, the CC acknowledged). For a put, each dependency
-// d (program order or put-after) is waited for at two levels: stored once
-// d is stored in the ring, written once d is written there. Two invariants
-// follow by induction on the order in which an MM stores and writes:
-//
-//   - S: a version stored in ring r has its whole causal past stored in r.
-//     Its causal past is its dependencies' causal pasts, its thread's
-//     earlier writes (the previous one is a dependency; the ones before it
-//     are in that one's past), and what its thread read: in-flight reads
-//     are dependencies until lifted (t.deps() is the thread's whole DRR
-//     set), and a lifted or stable read is written in every ring.
-//   - W: a version written in r has its whole causal past written in r,
-//     every cache invalidation included.
-//
-// S is what a reader restricted to r needs (it reads only r, bypassing the
-// caches: whatever it read is stored there, hence its causal past). W is
-// what completion needs: a write every ring acknowledged has its causal past
-// written everywhere, so STABLE, the cache fills it allows and the lifting
-// of its writer's restrictions (§4.2's transitivity) keep their meaning.
-// Notify-afters wait for the written level only (they lift restrictions).
-// Commit clocks: a stored-level DepOK carries the clock of the owner after
-// the dependency was stored, so a dependent's evt in r exceeds its
-// dependencies' there, as get-transactions need. Before this, put-after
-// dependencies were waited for at the written level, so a dependent write
-// could not even be seen until its dependency's invalidation round trip was
-// over (testdata/putafter_stored_before_written shows both levels).
 //
 // # Gets (Fig. 3)
 //

@@ -47,8 +47,8 @@ type incomingWrite struct {
 
 // invalidation is a write stored here whose acknowledgement waits for the
 // caches that may hold the key to drop it (§4.3) and, when it was stored
-// once its dependencies were stored here but before they were all written
-// (gated), for them to be written here too.
+// once its thread's previous write was (gated), for that write to be
+// written here too.
 type invalidation struct {
 	msg     *pb.Invalidate
 	from    protocol.NodeID // the CC to acknowledge
@@ -207,11 +207,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
 		if !m.stabilityAnswer(msg.From, b, &r) {
-			if !b.Dep.ProgramOrder {
-				// Written implies stored: a write waiting for the
-				// stored level need not wait for its own answer.
-				m.depSatisfied(now, storedPrefix+depKey(b.Dep.Key, b.Dep.Version), &r)
-			}
 			m.depSatisfied(now, depName(b.Dep), &r)
 		}
 	case *pb.InvalidateAck:
@@ -349,26 +344,20 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 		if m.committed[dk] {
 			continue
 		}
-		if b.Notify {
-			// A notify-after lifts restrictions: its dependencies must
-			// be written here, caches and all (§4.2).
-			if m.deps.Wait(wk, dk, d, now) {
+		if d.ProgramOrder {
+			// Stored once the previous write is stored here; written
+			// once it is written here (the gate, see store1).
+			if m.inval[dk] == nil && m.deps.Wait(wk, depName(d), d, now) {
+				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+			}
+			d = &pb.Dep{Key: d.Key, Version: d.Version}
+			if m.deps.Wait(gateName(wk), dk, d, now) {
 				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 			}
 			continue
 		}
-		// Two levels (see "Stored and written" in doc.go): the write is
-		// stored once the dependency is stored here — the thread's
-		// previous write or an in-flight value it read alike — and
-		// counts as written once the dependency is written here (the
-		// gate, see store1).
-		stored := &pb.Dep{Key: d.Key, Version: d.Version, ProgramOrder: true}
-		if m.inval[dk] == nil && m.deps.Wait(wk, depName(stored), stored, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: stored})
-		}
-		written := &pb.Dep{Key: d.Key, Version: d.Version}
-		if m.deps.Wait(gateName(wk), dk, written, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: written})
+		if m.deps.Wait(wk, dk, d, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
 	}
 	w := &incomingWrite{msg: b, from: from}
@@ -392,16 +381,15 @@ func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Rea
 	}
 }
 
-// A stored write waiting for its dependencies to be written here waits in
-// the dependency table under gateName(its depKey); to be stored it waits
-// for them as depName of a stored-level Dep (ProgramOrder set): stored,
-// not written.
+// A write waiting for its thread's previous write to be written here
+// waits in the dependency table under gateName(its depKey); a
+// program-order dependency is waited for as depName (stored, not written).
 const gatePrefix, storedPrefix = "gate/", "stored/"
 
 func gateName(wk string) string { return gatePrefix + wk }
 
-// depName names what a dependency waits for in the table: a stored-level
-// dependency (ProgramOrder set) its storing, any other its writing.
+// depName names what a dependency waits for in the table: a program-order
+// dependency its storing, any other its writing.
 func depName(d *pb.Dep) string {
 	if d.ProgramOrder {
 		return storedPrefix + depKey(d.Key, d.Version)
@@ -410,7 +398,7 @@ func depName(d *pb.Dep) string {
 }
 
 // ungate lets a stored write count as written once its caches have
-// acknowledged, now that its dependencies are written here.
+// acknowledged, now that its thread's previous write is written here.
 func (m *middleMan) ungate(wk string, r *protocol.Ready) {
 	iv := m.inval[wk]
 	if iv == nil || !iv.gated {

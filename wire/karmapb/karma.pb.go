@@ -31,12 +31,10 @@ type Dep struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// program_order marks, in a RingPut, the writer thread's previous write.
-	// In a DepCheck it asks for the stored level: answered once the version
-	// is stored in the ring, not written. A put is stored in a ring once
-	// every dependency (program order or put-after) is stored there, and
-	// counts as written once every one is written there (its cache
-	// invalidations done).
+	// program_order marks the writer thread's previous write: the dependent
+	// write may be stored in a ring once it is stored there, and counts as
+	// written once it is written there (its cache invalidations done); a
+	// DepCheck for it is answered at the first.
 	ProgramOrder  bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
