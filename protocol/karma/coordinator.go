@@ -387,6 +387,7 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 	}
 	t := c.thread(e.session)
 	if e.put.Notify {
+		c.rebind(now, t, e, int(b.Ring), r)
 		if e.allAcked() {
 			delete(c.entries, b.Id)
 			t.notify = nil
@@ -595,6 +596,7 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 		// below.)
 		c.slower(g.ring, g.key)
 		c.readRing(now, t, c.binding(t), r)
+		c.boundGetTimedOut(now, t, r) // another ring may take the thread (rebind.go)
 	default:
 		c.slower(g.ring, g.key)
 		next := c.nearestRing(g.key, g.tried)
