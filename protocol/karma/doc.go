@@ -90,6 +90,18 @@
 // the thread moves to another DC (token.go), whose history must be
 // complete first.
 //
+// A restricted thread whose read times out in its ring is moved to
+// another ring instead of waiting there for its restrictions to lift
+// (rebind.go): a notify-after with every restriction goes out at once, and
+// the first other ring that acknowledges it — the restrictions and their
+// causal past are written there — becomes the thread's ring. §4.4 argues
+// that restrictions lift even when a back end of the ring fails, because
+// whatever was read there was written there first; here a write is
+// readable once its thread's previous write is only stored (see the
+// deviations), so without the move a back end failing between the two
+// kept the thread's readers bound to the failed ring
+// (testdata/rebind_after_back_crash).
+//
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
 // All reads of a transaction go to one ring — the thread's restricted ring,
