@@ -394,6 +394,7 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 	}
 	t := c.thread(e.session)
 	if e.put.Notify {
+		c.rebind(now, t, e, int(b.Ring), r)
 		if e.allAcked() {
 			delete(c.entries, b.Id)
 			t.notify = nil
@@ -585,6 +586,7 @@ func (c *coordinator) getTimedOut(now time.Duration, t *threadState, r *protocol
 		// below.)
 		c.unanswered(now, replica(c.topo, g.ring, g.key))
 		c.readRing(now, t, c.binding(t), r)
+		c.boundGetTimedOut(now, t, r) // another ring may take the thread (rebind.go)
 	default:
 		prev := g.ring
 		c.unanswered(now, replica(c.topo, prev, g.key))

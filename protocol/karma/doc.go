@@ -95,6 +95,18 @@
 // the thread moves to another DC (token.go), whose history must be
 // complete first.
 //
+// A restricted thread whose read times out in its ring is moved to
+// another ring instead of waiting there for its restrictions to lift
+// (rebind.go): a notify-after with every restriction goes out at once, and
+// the first other ring that acknowledges it — the restrictions and their
+// causal past are written there — becomes the thread's ring. §4.4 argues
+// that restrictions lift even when a back end of the ring fails, because
+// whatever was read there was written there first; here a write is
+// readable once its thread's previous write is only stored (see the
+// deviations), so without the move a back end failing between the two
+// kept the thread's readers bound to the failed ring
+// (testdata/rebind_after_back_crash).
+//
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
 // All reads of a transaction go to one ring — the thread's restricted ring,
@@ -213,7 +225,17 @@
 //     restricted to the ring sees both), and counts it written — answering
 //     DepChecks and acknowledging the CC — only once the previous one is
 //     written there too (so a write is stable only after everything before
-//     it left every cache).
+//     it left every cache). Known limit: a ring stores a thread's writes
+//     at most one intra-ring hop (the DepOK from the previous write's MM)
+//     apart, so a thread writing faster than that — on karma-aws8 a
+//     Brazil client, whose reads are all local, writes about every 25
+//     ms — builds a backlog in the multi-DC rings that does not
+//     drain while it runs (issue 12). Put-after dependencies, unlike the
+//     previous write, are waited for until written, not stored: §4.4's
+//     AZ-B argument needs a version visible in a ring to be able to
+//     complete while a back end of that ring is down, so its
+//     dependencies must already be written there
+//     (testdata/restricted_reader_after_back_crash).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
 //     simulator a cache node spends a tenth of a storage server's service
