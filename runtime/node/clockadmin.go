@@ -1,11 +1,7 @@
 package node
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/causeway/causeway/cluster"
@@ -31,25 +27,8 @@ func (h *host) handleClock(mux *http.ServeMux) {
 
 // postClock decodes, validates and applies a cluster.ClockOffset.
 func (h *host) postClock(w http.ResponseWriter, r *http.Request) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAdminBody))
-	dec.DisallowUnknownFields()
 	var c cluster.ClockOffset
-	if err := dec.Decode(&c); err != nil {
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			writeError(w, http.StatusRequestEntityTooLarge, "body over %d bytes", maxAdminBody)
-		case errors.Is(err, io.EOF):
-			writeError(w, http.StatusBadRequest, `empty body: want a JSON object such as {"offset_ms": 2000}`)
-		case strings.Contains(err.Error(), "unknown field"):
-			writeError(w, http.StatusBadRequest, "invalid JSON body: %v (the field is offset_ms)", err)
-		default:
-			writeError(w, http.StatusBadRequest, "invalid JSON body: %v", err)
-		}
-		return
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: more after the object")
+	if !decodeAdminBody(w, r, &c, `{"offset_ms": 2000}`, "the field is offset_ms") {
 		return
 	}
 	if c.OffsetMS < -cluster.MaxClockOffsetMS || c.OffsetMS > cluster.MaxClockOffsetMS {

@@ -2,9 +2,7 @@ package node
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -149,25 +147,8 @@ func (h *host) handleAdmin(mux *http.ServeMux) {
 
 // postLinks decodes, validates and applies a cluster.LinkChange.
 func (h *host) postLinks(w http.ResponseWriter, r *http.Request) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAdminBody))
-	dec.DisallowUnknownFields()
 	var c cluster.LinkChange
-	if err := dec.Decode(&c); err != nil {
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			writeError(w, http.StatusRequestEntityTooLarge, "body over %d bytes", maxAdminBody)
-		case errors.Is(err, io.EOF):
-			writeError(w, http.StatusBadRequest, `empty body: want a JSON object such as {"peers_dc": ["c"], "cut_out": true, "cut_in": true}`)
-		case strings.Contains(err.Error(), "unknown field"):
-			writeError(w, http.StatusBadRequest, "invalid JSON body: %v (the fields are peers_dc, cut_out, cut_in and delay_ms)", err)
-		default:
-			writeError(w, http.StatusBadRequest, "invalid JSON body: %v", err)
-		}
-		return
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: more after the object")
+	if !decodeAdminBody(w, r, &c, `{"peers_dc": ["c"], "cut_out": true, "cut_in": true}`, "the fields are peers_dc, cut_out, cut_in and delay_ms") {
 		return
 	}
 	if err := c.Validate(h.book.topo, h.id.DC()); err != nil {
