@@ -34,24 +34,11 @@ func Add(dir string, opts Options) error {
 	if len(opts.Nodes)+len(opts.Clients) == 0 {
 		return errors.New("certs: no node or client to add")
 	}
-	validity := opts.Validity
-	if validity == 0 {
-		validity = DefaultValidity
-	}
-	if validity < 0 {
-		return fmt.Errorf("certs: validity %v is negative", validity)
-	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	if err := checkNames(opts); err != nil {
-		return err
-	}
-	dnsNames, ips, err := parseHosts(opts.Hosts)
+	p, err := prepare(opts)
 	if err != nil {
 		return err
 	}
+	validity, now, dnsNames, ips := p.validity, p.now, p.dnsNames, p.ips
 	ca, caKey, err := loadCA(dir)
 	if err != nil {
 		return err

@@ -106,24 +106,11 @@ func Generate(dir string, opts Options) error {
 	if dir == "" {
 		return errors.New("certs: no directory given")
 	}
-	validity := opts.Validity
-	if validity == 0 {
-		validity = DefaultValidity
-	}
-	if validity < 0 {
-		return fmt.Errorf("certs: validity %v is negative", validity)
-	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	if err := checkNames(opts); err != nil {
-		return err
-	}
-	dnsNames, ips, err := parseHosts(opts.Hosts)
+	p, err := prepare(opts)
 	if err != nil {
 		return err
 	}
+	validity, now, dnsNames, ips := p.validity, p.now, p.dnsNames, p.ips
 
 	caKeyPath := filepath.Join(dir, CAName+".key")
 	if _, err := os.Lstat(caKeyPath); err == nil {
@@ -191,6 +178,36 @@ func Generate(dir string, opts Options) error {
 
 // parseHosts splits hosts (DefaultHosts when empty) into DNS names and
 // IP addresses.
+// issuePlan is what Generate and Add take from Options before they issue
+// anything: the validity, the clock, and the hosts split into DNS names
+// and IP addresses.
+type issuePlan struct {
+	validity time.Duration
+	now      func() time.Time
+	dnsNames []string
+	ips      []net.IP
+}
+
+// prepare checks opts (validity, names, hosts) and returns its plan.
+func prepare(opts Options) (issuePlan, error) {
+	p := issuePlan{validity: opts.Validity, now: time.Now}
+	if p.validity == 0 {
+		p.validity = DefaultValidity
+	}
+	if p.validity < 0 {
+		return p, fmt.Errorf("certs: validity %v is negative", p.validity)
+	}
+	if opts.Now != nil {
+		p.now = opts.Now
+	}
+	if err := checkNames(opts); err != nil {
+		return p, err
+	}
+	var err error
+	p.dnsNames, p.ips, err = parseHosts(opts.Hosts)
+	return p, err
+}
+
 func parseHosts(hosts []string) (dnsNames []string, ips []net.IP, err error) {
 	if len(hosts) == 0 {
 		hosts = DefaultHosts
