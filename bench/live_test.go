@@ -34,7 +34,10 @@ func TestLiveHistoriesPassForEveryCausalProtocol(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: 1, Duration: time.Second,
+			// Two seconds: the ceiling's slices now alternate with the
+			// workload's, and under -race on a loaded machine one second
+			// left cops-pr 7 operations.
+			res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: 1, Duration: 2 * time.Second,
 				Clients: 6, Ceiling: 300 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
