@@ -77,7 +77,7 @@
 // run came. Karma's rings that span datacenters can hold a replication
 // backlog that drains for longer than the default minute after this
 // schedule (protocol/karma, "Deliberate deviations", issue 12): live runs
-// of the default schedule read everything back after 27 s and 64 s, and
+// of the default schedule read everything back after 27, 64 and 75 s, and
 // writes missed in a and b (the ring of a and b) but present in c are
 // most likely of this kind.
 package nemesis
