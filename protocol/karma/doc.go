@@ -233,11 +233,12 @@
 //     drain while it runs (issue 12). Faults make it longer: under the
 //     default live nemesis schedule on local3 (cluster/nemesis; its
 //     simulator twin in cluster/nemesis/testdata) the ring of a and b
-//     still stored writes 27–75 s after the heal in three live runs, partly because a
-//     write's retransmission waits follow its measured acknowledgement
-//     time, which includes the backlog (rttEstimate: up to 30 s, and up
-//     to 60 s between one write's retransmissions). Put-after dependencies, unlike the
-//     previous write, are waited for until written, not stored: §4.4's
+//     still stored writes 27–75 s after the heal in three live runs,
+//     partly because a write's retransmission waits follow its measured
+//     acknowledgement time, which includes the backlog (rttEstimate: up
+//     to 30 s, and up to 60 s between one write's retransmissions).
+//     Put-after dependencies, unlike the previous write, are waited for
+//     until written, not stored: §4.4's
 //     AZ-B argument needs a version visible in a ring to be able to
 //     complete while a back end of that ring is down, so its
 //     dependencies must already be written there
