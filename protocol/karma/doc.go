@@ -238,10 +238,9 @@
 //     acknowledgement time, which includes the backlog (rttEstimate: up
 //     to 30 s, and up to 60 s between one write's retransmissions).
 //     Put-after dependencies, unlike the previous write, are waited for
-//     until written, not stored: §4.4's
-//     AZ-B argument needs a version visible in a ring to be able to
-//     complete while a back end of that ring is down, so its
-//     dependencies must already be written there
+//     until written, not stored: §4.4's AZ-B argument needs a version
+//     visible in a ring to be able to complete while a back end of that
+//     ring is down, so its dependencies must already be written there
 //     (testdata/restricted_reader_after_back_crash).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
