@@ -74,7 +74,9 @@
 // a key counts as lost only if a DC still misses an acknowledged element
 // when Spec.Quiesce ends. A write still on its way when Quiesce ends is
 // reported as lost too: the report's read-back time says how close the
-// run came. Karma's rings that span datacenters can hold a replication
+// run came, and every 10 s Run logs the oldest acknowledged element still
+// missing, so a write that arrives late shows apart from one that never
+// does. Karma's rings that span datacenters can hold a replication
 // backlog that drains for longer than the default minute after this
 // schedule (protocol/karma, "Deliberate deviations", issue 12): live runs
 // of the default schedule read everything back after 27, 64 and 75 s, and
