@@ -233,7 +233,7 @@
 //     drain while it runs (issue 12). Faults make it longer: under the
 //     default live nemesis schedule on local3 (cluster/nemesis; its
 //     simulator twin in cluster/nemesis/testdata) the ring of a and b
-//     still stored writes 27–75 s after the heal in three live runs,
+//     still stored writes 27–76 s after the heal in four live runs,
 //     partly because a write's retransmission waits follow its measured
 //     acknowledgement time, which includes the backlog (rttEstimate: up
 //     to 30 s, and up to 60 s between one write's retransmissions).
