@@ -121,3 +121,21 @@ func TestReadBackWaitsForReplication(t *testing.T) {
 		t.Fatalf("lost %v, bad %v after %d reads; want it to read until the write arrived (3 reads)", lost, bad, dc.reads)
 	}
 }
+
+// TestReadBackTellsWhatIsLate checks that the read-back's progress names
+// the acknowledged element a DC still misses while it catches up, and
+// stops telling once it has arrived.
+func TestReadBackTellsWhatIsLate(t *testing.T) {
+	log := &AckLog{}
+	v := writes(log, "w1", "k1", true, true)
+	dc := &catchingUp{stale: v[0], fresh: v[1]}
+	var told []string
+	lost, bad := readBack(context.Background(), log, map[string]Reader{"b": dc}, time.Minute, time.Second, 0,
+		func(_ time.Duration, missing []Lost) { told = append(told, firstMissing(missing)) })
+	if len(lost) != 0 || len(bad) != 0 {
+		t.Fatalf("lost %v, bad %v; want everything read back", lost, bad)
+	}
+	if len(told) != 2 || !strings.Contains(told[0], "k1: element 2") || !strings.Contains(told[0], "missing from the read in b") {
+		t.Fatalf("progress %q; want two reports of k1's element 2 missing in b", told)
+	}
+}

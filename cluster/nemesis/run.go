@@ -205,13 +205,36 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 		defer r.close()
 		readers[dc] = r
 	}
-	rep.Lost, rep.Bad = ReadBack(ctx, log, readers, quiesce, opTimeout)
+	rep.Lost, rep.Bad = readBack(ctx, log, readers, quiesce, opTimeout, progressEvery, func(elapsed time.Duration, missing []Lost) {
+		logf("%6.1fs read back: %.0fs in, %d acknowledged elements still missing%s",
+			time.Since(t0).Seconds(), elapsed.Seconds(), len(missing), firstMissing(missing))
+	})
 	rep.ReadBackDCs = dcs
 	rep.ReadBack = time.Since(r0)
 	rep.Took = time.Since(t0)
 	logf("%6.1fs read back in %.1fs: %d acknowledged writes lost, %d bad reads",
 		time.Since(t0).Seconds(), rep.ReadBack.Seconds(), len(rep.Lost), len(rep.Bad))
 	return rep, nil
+}
+
+// firstMissing names the oldest acknowledged element still missing, if
+// any: which writer, which DC misses it, and when it was acknowledged.
+func firstMissing(missing []Lost) string {
+	if len(missing) == 0 {
+		return ""
+	}
+	first := slices.MinFunc(missing, func(a, b Lost) int { return cmpDur(a.Done, b.Done) })
+	return fmt.Sprintf(", the oldest %s", first)
+}
+
+func cmpDur(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func cmp(d, def time.Duration) time.Duration {
@@ -301,7 +324,20 @@ type Reader interface {
 // quiesce ends. It returns what the last read of each (datacenter, key)
 // missed, and the reads that returned values no put wrote.
 func ReadBack(ctx context.Context, log *AckLog, readers map[string]Reader, quiesce, opTimeout time.Duration) ([]Lost, []string) {
-	deadline := time.Now().Add(quiesce)
+	return readBack(ctx, log, readers, quiesce, opTimeout, 0, nil)
+}
+
+// progressEvery is how often Run logs the read-back's progress.
+const progressEvery = 10 * time.Second
+
+// readBack is ReadBack that tells progress, after a round of reads at
+// most every `every`, what is still missing: a write late in some DC
+// shows when it arrives (or that it never does), which tells a slow
+// replication from a lost write.
+func readBack(ctx context.Context, log *AckLog, readers map[string]Reader, quiesce, opTimeout, every time.Duration, progress func(elapsed time.Duration, missing []Lost)) ([]Lost, []string) {
+	start := time.Now()
+	deadline := start.Add(quiesce)
+	lastProgress := start
 	type pending struct{ dc, key string }
 	var todo []pending
 	for _, dc := range slices.Sorted(maps.Keys(readers)) {
@@ -336,6 +372,10 @@ func ReadBack(ctx context.Context, log *AckLog, readers map[string]Reader, quies
 		todo = next
 		if len(todo) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
 			return lost, append(foreign, bad...)
+		}
+		if progress != nil && time.Since(lastProgress) >= every {
+			lastProgress = time.Now()
+			progress(lastProgress.Sub(start), lost)
 		}
 		select {
 		case <-time.After(200 * time.Millisecond):

@@ -230,11 +230,17 @@
 //     apart, so a thread writing faster than that — on karma-aws8 a
 //     Brazil client, whose reads are all local, writes about every 25
 //     ms — builds a backlog in the multi-DC rings that does not
-//     drain while it runs (issue 12). Put-after dependencies, unlike the
-//     previous write, are waited for until written, not stored: §4.4's
-//     AZ-B argument needs a version visible in a ring to be able to
-//     complete while a back end of that ring is down, so its
-//     dependencies must already be written there
+//     drain while it runs (issue 12). Faults make it longer: under the
+//     default live nemesis schedule on local3 (cluster/nemesis; its
+//     simulator twin in cluster/nemesis/testdata) the ring of a and b
+//     still stored writes 27–76 s after the heal in four live runs,
+//     partly because a write's retransmission waits follow its measured
+//     acknowledgement time, which includes the backlog (rttEstimate: up
+//     to 30 s, and up to 60 s between one write's retransmissions).
+//     Put-after dependencies, unlike the previous write, are waited for
+//     until written, not stored: §4.4's AZ-B argument needs a version
+//     visible in a ring to be able to complete while a back end of that
+//     ring is down, so its dependencies must already be written there
 //     (testdata/restricted_reader_after_back_crash).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
