@@ -80,7 +80,10 @@ reachable operation failed; degraded: at most 1% did; unavailable: more),
 with the failed and reachable operations, and the papers' availability
 claims (karma.txt §4.4 Claims 1 and 2, COPS-PR's static binding, full
 replication) judged on the same runs. A contradicted claim fails the
-command (exit 1) after the page is written.
+command (exit 1) after the page is written. Give a --duration long enough
+for faults to outlast --op-timeout (a fault lasts 10% to 40% of the first
+70% of the run: 1 to 4 s of a 15s run): a client that waits out a shorter
+fault is answered, and every protocol looks available.
 
 Runs go on GOMAXPROCS workers (--workers); every run depends only on its
 protocol and seed, so the report is the same whatever the parallelism.
@@ -100,7 +103,7 @@ when a claim is contradicted); 2 on bad arguments;
 Examples:
   causeway torture --protocol all --seeds 20
   causeway torture --protocol cops,karma --seeds 200 --nemesis isolate-dc,crash-node --out torture-out -w json
-  causeway torture --protocol all --seeds 60 --availability
+  causeway torture --protocol all --seeds 30 --duration 15s --availability
   causeway torture --protocol karma --topology karma-aws8 --workload read-txn --seeds 50 --duration 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
