@@ -55,7 +55,7 @@ func WriteAvailabilityPage(w io.Writer, rep *TortureReport, t AvailabilityTable,
 				b.WriteString(" — |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s: %d / %d ops (%d runs) |", c.Class, c.FailedOps, c.EligibleOps, c.Runs)
+			fmt.Fprintf(&b, " %s: %d / %d ops (%s) |", c.Class, c.FailedOps, c.EligibleOps, runsOf(c.Runs))
 		}
 		b.WriteString("\n")
 	}
@@ -77,9 +77,17 @@ func WriteAvailabilityPage(w io.Writer, rep *TortureReport, t AvailabilityTable,
 		case !c.Holds:
 			verdict = claimContradicted
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s: %d / %d ops (%d runs) | %s |\n", c.Protocol, c.Claim.Fault, c.Claim.Source,
-			strings.Join(allowed, " or "), c.Class, c.FailedOps, c.EligibleOps, c.Runs, verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s: %d / %d ops (%s) | %s |\n", c.Protocol, c.Claim.Fault, c.Claim.Source,
+			strings.Join(allowed, " or "), c.Class, c.FailedOps, c.EligibleOps, runsOf(c.Runs), verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// runsOf is "1 run" or "N runs".
+func runsOf(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }

@@ -103,7 +103,7 @@ when a claim is contradicted); 2 on bad arguments;
 Examples:
   causeway torture --protocol all --seeds 20
   causeway torture --protocol cops,karma --seeds 200 --nemesis isolate-dc,crash-node --out torture-out -w json
-  causeway torture --protocol all --seeds 30 --duration 15s --availability
+  causeway torture --protocol all --seeds 60 --duration 15s --availability
   causeway torture --protocol karma --topology karma-aws8 --workload read-txn --seeds 50 --duration 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
