@@ -41,7 +41,14 @@
 // converge; a failed run is shrunk (Shrink) and its smallest failing
 // schedule saved beside the command that replays it. Unavailability is
 // reported, not failed: which faults a protocol must survive is its
-// paper's claim, judged per protocol.
+// paper's claim, judged per protocol: AvailabilityClaims lists the claims
+// (full replication, karma.txt §4.4 Claims 1 and 2, COPS-PR's static
+// binding), each with the fault class it covers, computed from a run's
+// schedule; CheckAvailabilityClaims judges them on a campaign's runs and
+// WriteAvailabilityPage writes docs/availability.md, the per-nemesis table
+// (ClassifyAvailability: available when no eligible operation failed,
+// degraded up to DegradedFraction of them, unavailable beyond) and the
+// claims' verdicts.
 package bench
 
 import (

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/causeway/causeway/bench"
 	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
 )
 
 // TestTortureCommand runs a tiny campaign (eventual and cops, two seeds)
@@ -68,5 +71,59 @@ func TestTortureBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("torture %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// TestTortureAvailability: --availability writes the page and exits 0
+// when the claims hold (cops under DC crashes), and exits 1 naming the
+// claim, after writing the page, when one is contradicted: COPS-PR
+// answering every reachable operation under DC crashes shorter than the
+// operation timeout contradicts the unavailability its static binding
+// is claimed to cause.
+func TestTortureAvailability(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "availability.md")
+	args := []string{"torture", "--seeds", "1", "--duration", "1s", "--records", "50", "--nemesis", "crash-dc", "--availability=" + page}
+	code, _, errOut := causeway(t, append(args, "--protocol", "cops")...)
+	data, err := os.ReadFile(page)
+	if code != 0 || err != nil {
+		t.Fatalf("cops: exit %d, page: %v\n%s", code, err, errOut)
+	}
+	for _, want := range []string{"causeway torture --availability=" + page + " --duration 1s --nemesis crash-dc --protocol cops --records 50 --seeds 1",
+		"| crash-dc | available: 0 / ", "| cops | any fault that leaves the client's DC up |", "| holds |"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page lacks %q:\n%s", want, data)
+		}
+	}
+	code, _, errOut = causeway(t, append(args, "--protocol", "cops-pr")...)
+	data, _ = os.ReadFile(page)
+	if code != 1 || !strings.Contains(errOut, "availability claims contradicted") || !strings.Contains(errOut, "cops-pr under a DC or node crashed") ||
+		!strings.Contains(string(data), "| CONTRADICTED |") {
+		t.Errorf("cops-pr: exit %d, want 1 and the page\n%s\n%s", code, errOut, data)
+	}
+}
+
+// TestRequireCaught: a campaign in which eventual ran but was never
+// caught fails; one in which it was caught, or did not run, does not.
+func TestRequireCaught(t *testing.T) {
+	lookup := func(name string) protocol.Protocol {
+		p, err := protocol.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ts := bench.TortureSpec{Protocols: []protocol.Protocol{lookup("cops"), lookup("eventual")}}
+	rep := &bench.TortureReport{Summary: []bench.TortureSummary{{Protocol: "cops", Runs: 5, Pass: 5}, {Protocol: "eventual", Runs: 5, Pass: 5}}}
+	if err := requireCaught(ts, rep); err == nil || !strings.Contains(err.Error(), "eventual was never caught in 5 runs") {
+		t.Errorf("eventual never caught: %v", err)
+	}
+	rep.Summary[1].Caught, rep.Summary[1].Pass = 1, 4
+	if err := requireCaught(ts, rep); err != nil {
+		t.Errorf("eventual caught once: %v", err)
+	}
+	ts.Protocols, rep.Summary = ts.Protocols[:1], rep.Summary[:1]
+	if err := requireCaught(ts, rep); err != nil {
+		t.Errorf("cops alone: %v", err)
 	}
 }
