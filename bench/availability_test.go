@@ -216,6 +216,9 @@ func availabilityRun(t *testing.T, p, nemesis string, seed uint64, sched faults.
 // and when ring [a b] is cut from ring [c] (Claim 2 (2)); COPS-PR fails reachable operations when b crashes (static
 // binding), and COPS does not.
 func TestAvailabilityClaimsLive(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("simulated runs of several seconds; make seeds runs them without -race")
+	}
 	tp := local3(t)
 	at := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	// Each fault lasts longer than the operation timeout (2s): a client
