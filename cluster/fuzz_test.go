@@ -59,7 +59,7 @@ func marshal(tb testing.TB, cfg *cluster.Config) []byte {
 }
 
 // namesField matches a validation error that names a field.
-var namesField = regexp.MustCompile(`^cluster: (empty file|(protocol|tls|certs_dir|wan_delay|epoch|clients\.[a-z]+|nodes(\[\d+\]\.[a-z]+)?|topology|nodes): )`)
+var namesField = regexp.MustCompile(`^cluster: (empty file|(id|protocol|tls|certs_dir|wan_delay|epoch|clients\.[a-z]+|nodes(\[\d+\]\.[a-z]+)?|topology|nodes): )`)
 
 // yamlWhere matches the decoding errors: yaml.v3's own ("yaml: …",
 // with a line except for some syntax errors on the first lines), and the
