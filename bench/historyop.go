@@ -13,8 +13,12 @@ import (
 // of a loaded value (protocol.IsLoaded) is recorded as the key's initial
 // state, null, as the history package documents. A put of a tombstone
 // (protocol.Tombstone) is recorded as a del, and a read of one by the
-// tombstone's ID.
+// tombstone's ID. A reply that names the DC its session migrated to
+// (Reply.DC) is recorded with that DC instead of dc.
 func HistoryOp(session, dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) history.Op {
+	if rep.DC != "" {
+		dc = rep.DC
+	}
 	op := history.Op{Session: session, DC: dc, Op: req.Op.String(),
 		StartMs: durMs(start), EndMs: durMs(end)}
 	if rep.Err != protocol.OK {

@@ -112,6 +112,11 @@ func TestHistoryOpLoaded(t *testing.T) {
 	if op.Reads["k1"] != nil || op.Reads["k2"] == nil || *op.Reads["k2"] != "c1-3" {
 		t.Errorf("read_txn recorded as %v", op.Reads)
 	}
+	op = HistoryOp("c1", "a", protocol.Request{Op: protocol.OpGet, Key: "k1"},
+		protocol.Reply{Op: protocol.OpGet, DC: "b"}, 0, time.Millisecond)
+	if op.DC != "b" {
+		t.Errorf("a reply from a session that migrated to b recorded in DC %q", op.DC)
+	}
 }
 
 // TestYCSBDAndF checks the two YCSB workloads whose operations are not
