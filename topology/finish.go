@@ -46,16 +46,13 @@ func (t *Topology) finish() {
 		t.rRing = append(t.rRing, newHashRing(servers))
 	}
 	t.dcRing = map[string]*hashRing{}
-	var dcs []serverRef
 	for _, d := range t.Datacenters {
 		var servers []serverRef
 		for s := 0; s < d.Servers; s++ {
 			servers = append(servers, serverRef{d.Name, s})
 		}
 		t.dcRing[d.Name] = newHashRing(servers)
-		dcs = append(dcs, serverRef{d.Name, 0})
 	}
-	t.allDCs = newHashRing(dcs)
 	t.partitions = t.PartitionNames()
 }
 

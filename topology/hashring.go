@@ -90,20 +90,6 @@ func (r *hashRing) first(key string) int {
 
 func (r *hashRing) lookup(key string) ringPoint { return r.points[r.first(key)] }
 
-// distinctDCs walks the ring from key's point and returns the first n
-// distinct DCs met.
-func (r *hashRing) distinctDCs(key string, n int) []string {
-	out := make([]string, 0, n)
-	start := r.first(key)
-	for k := 0; k < len(r.points) && len(out) < n; k++ {
-		p := r.points[(start+k)%len(r.points)]
-		if !contains(out, p.dc) {
-			out = append(out, p.dc)
-		}
-	}
-	return out
-}
-
 // distinctServers walks the ring from key's point and returns the first n
 // distinct servers met (the ring must have at least n).
 func (r *hashRing) distinctServers(key string, n int) []int {

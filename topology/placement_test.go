@@ -257,3 +257,40 @@ func TestHash64IsFNV1aThenSplitmix(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaGroups: K2's placement on k2-emulab6 as its doc comment
+// documents it for f = 1, 2, 3, and every key's f replica DCs lie one in
+// each group, so the DC holding a key in one group has an equivalent DC
+// holding it in every other (RAD's replication, k2.txt §VII-A).
+func TestReplicaGroups(t *testing.T) {
+	topo := mustPreset(t, "k2-emulab6")
+	want := map[int][][]string{
+		1: {{"va", "ca", "sp", "ldn", "tyo", "sg"}},
+		2: {{"va", "sp", "tyo"}, {"ca", "ldn", "sg"}},
+		3: {{"va", "ldn"}, {"ca", "tyo"}, {"sp", "sg"}},
+	}
+	for f, w := range want {
+		got := topo.ReplicaGroups(f)
+		if fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("ReplicaGroups(%d) = %v, want %v", f, got, w)
+		}
+	}
+	for _, f := range []int{2, 3} {
+		groups := topo.ReplicaGroups(f)
+		for i := 0; i < 1000; i++ {
+			key := fmt.Sprintf("user%06d", i)
+			dcs := topo.ReplicaDCs(key, f)
+			for _, grp := range groups {
+				n := 0
+				for _, dc := range dcs {
+					if slices.Contains(grp, dc) {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Fatalf("ReplicaDCs(%s, %d) = %v: %d DCs in group %v, want 1", key, f, dcs, n, grp)
+				}
+			}
+		}
+	}
+}

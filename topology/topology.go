@@ -85,7 +85,6 @@ type Topology struct {
 	ringOf  map[string]int
 	dcRing  map[string]*hashRing // per-DC ring over the DC's servers
 	rRing   []*hashRing          // per Karma ring, over all servers of its DCs
-	allDCs  *hashRing            // over DC names, for replica sets
 	// partitions lists the partition names sorted (PartitionOf's index).
 	partitions []string
 }
@@ -172,15 +171,49 @@ func (t *Topology) RingReplica(ring int, key string) (dc string, server int) {
 	return p.dc, p.server
 }
 
-// ReplicaDCs returns the f DCs that store key when each key is stored in f
-// DCs (K2, RAD), chosen by consistent hashing over DC names. f <= 0 or f >=
-// the number of DCs returns every DC. The result is in ring order: the
-// first DC is the key's primary.
+// ReplicaGroups splits the DCs into f replica groups, the placement of
+// K2 and of its RAD baseline (k2.txt §VII-A: "split data in each replica
+// across datacenters, which together form a replica group"): the DC at
+// position i of the topology's declared order joins group i mod f, so a
+// group of a topology declared region by region spans the regions. Each
+// group holds one full copy of the data, split over its DCs (ReplicaDCs).
+// On k2-emulab6 (va, ca, sp, ldn, tyo, sg): f = 1 is one group of all six;
+// f = 2 is {va, sp, tyo} and {ca, ldn, sg}; f = 3 is {va, ldn}, {ca, tyo}
+// and {sp, sg}. When f does not divide the DCs the first groups have one
+// DC more, and a DC of a smaller group stores more keys. f <= 0 or f >=
+// the number of DCs gives one group per DC.
+func (t *Topology) ReplicaGroups(f int) [][]string {
+	names := t.DCNames()
+	if f <= 0 || f >= len(names) {
+		f = len(names)
+	}
+	groups := make([][]string, f)
+	for i, dc := range names {
+		groups[i%f] = append(groups[i%f], dc)
+	}
+	return groups
+}
+
+// ReplicaDCs returns the f DCs that store key's value when each key is
+// stored in f DCs (K2, RAD): one DC of each replica group (ReplicaGroups),
+// the one at position hash(key) mod the group's size, so that a group's
+// DCs split its copy evenly and the DC holding a key in one group is the
+// "equivalent datacenter" of the DC holding it in another. The groups are
+// listed from one chosen by the key's hash, so every DC is some keys'
+// first replica. f <= 0 or f >= the number of DCs returns every DC.
 func (t *Topology) ReplicaDCs(key string, f int) []string {
 	if f <= 0 || f >= len(t.Datacenters) {
 		return t.DCNames()
 	}
-	return t.allDCs.distinctDCs(key, f)
+	groups := t.ReplicaGroups(f)
+	h := hash64(key)
+	first := int((h >> 32) % uint64(f))
+	out := make([]string, 0, f)
+	for g := 0; g < f; g++ {
+		grp := groups[(first+g)%f]
+		out = append(out, grp[h%uint64(len(grp))])
+	}
+	return out
 }
 
 func contains(xs []string, x string) bool {
