@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
 )
 
 // Shrunk is what Shrink found: the smallest failing spec it reached, its
@@ -38,16 +39,48 @@ const DefaultShrinkRuns = 60
 // seed's randomness is drawn anew, so a smaller schedule may fail another
 // way. Its result says how.
 func Shrink(spec SimSpec, fails func(*Result) bool, maxRuns int) (Shrunk, error) {
+	return shrink(spec, &shrinker{fails: func(_ SimSpec, r *Result, _ []DoneOp) bool { return fails(r) }}, maxRuns)
+}
+
+// ShrinkOps is Shrink for a failure that a result alone does not show:
+// fails sees each candidate run's spec (its schedule, duration and
+// clients) and every operation it completed, with its error. An
+// availability failure is one: which operations failed is judged against
+// the candidate's own schedule (see ShrinkUnavailable).
+func ShrinkOps(spec SimSpec, fails func(spec SimSpec, r *Result, ops []DoneOp) bool, maxRuns int) (Shrunk, error) {
+	return shrink(spec, &shrinker{fails: fails, ops: true}, maxRuns)
+}
+
+// ShrinkUnavailable shrinks a run of protocol p in which operations
+// failed although their client's DC and a replica of each key were
+// reachable (JudgeAvailability, with grace after each fault): the
+// smallest run it reaches still has such an operation under its own
+// schedule. It returns that run's availability verdict beside it.
+func ShrinkUnavailable(spec SimSpec, grace time.Duration, maxRuns int) (Shrunk, Availability, error) {
+	p := spec.Protocol
+	var last Availability
+	got, err := ShrinkOps(spec, func(s SimSpec, _ *Result, ops []DoneOp) bool {
+		a := JudgeAvailability(p, s.Topology, s.Faults, ops, grace)
+		if a.OK() {
+			return false
+		}
+		last = a // the shrinker keeps every candidate that fails: the last is the best
+		return true
+	}, maxRuns)
+	return got, last, err
+}
+
+func shrink(spec SimSpec, sh *shrinker, maxRuns int) (Shrunk, error) {
 	if maxRuns <= 0 {
 		maxRuns = DefaultShrinkRuns
 	}
-	spec.History, spec.Progress = nil, nil
-	sh := &shrinker{fails: fails, maxRuns: maxRuns}
-	res, err := sh.run(spec)
+	spec.History, spec.Progress, spec.OnDone = nil, nil, nil
+	sh.maxRuns = maxRuns
+	res, ops, err := sh.run(spec)
 	if err != nil {
 		return Shrunk{}, err
 	}
-	if !fails(res) {
+	if !sh.fails(spec, res, ops) {
 		return Shrunk{}, fmt.Errorf("bench: shrink: the run does not fail (seed %d)", spec.Seed)
 	}
 	sh.best, sh.bestRes = spec, res
@@ -58,16 +91,25 @@ func Shrink(spec SimSpec, fails func(*Result) bool, maxRuns int) (Shrunk, error)
 }
 
 type shrinker struct {
-	fails   func(*Result) bool
+	fails func(SimSpec, *Result, []DoneOp) bool
+	// ops: record every candidate's completed operations for fails.
+	ops     bool
 	maxRuns int
 	runs    int
 	best    SimSpec
 	bestRes *Result
 }
 
-func (sh *shrinker) run(spec SimSpec) (*Result, error) {
+func (sh *shrinker) run(spec SimSpec) (*Result, []DoneOp, error) {
 	sh.runs++
-	return RunSim(spec)
+	var ops []DoneOp
+	if sh.ops {
+		spec.OnDone = func(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration) {
+			ops = append(ops, doneOp(dc, req, rep, start, end))
+		}
+	}
+	res, err := RunSim(spec)
+	return res, ops, err
 }
 
 // try runs spec and keeps it as the best if it still fails.
@@ -75,8 +117,8 @@ func (sh *shrinker) try(spec SimSpec) bool {
 	if sh.runs >= sh.maxRuns {
 		return false
 	}
-	res, err := sh.run(spec)
-	if err != nil || !sh.fails(res) {
+	res, ops, err := sh.run(spec)
+	if err != nil || !sh.fails(spec, res, ops) {
 		return false
 	}
 	sh.best, sh.bestRes = spec, res

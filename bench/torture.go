@@ -37,12 +37,12 @@ type TortureSpec struct {
 	// Workers run that many simulations at once (0: GOMAXPROCS). Results
 	// do not depend on it.
 	Workers int
-	// ShrinkRuns bounds the simulations shrinking one failing run (0:
-	// DefaultShrinkRuns; negative: do not shrink).
+	// ShrinkRuns bounds the simulations shrinking one failing or
+	// unavailable run (0: DefaultShrinkRuns; negative: do not shrink).
 	ShrinkRuns int
-	// Out, when set, is a directory where each failed run's shrunk
-	// schedule, and each unavailable run's schedule, is saved with the
-	// command that replays it (PROTOCOL-seedN.yaml).
+	// Out, when set, is a directory where each failed or unavailable
+	// run's shrunk schedule is saved with the command that replays it
+	// (PROTOCOL-seedN.yaml).
 	Out string
 	// Context, when set, stops the campaign when it is done (Ctrl-C):
 	// runs under way finish, no other starts, and the report holds the
@@ -160,7 +160,9 @@ dispatch:
 	return rep, nil
 }
 
-// tortureOne runs, judges and (when it fails) shrinks one run.
+// tortureOne runs, judges and (when it fails or is unavailable) shrinks
+// one run. A run that fails is shrunk by its failure; one that only is
+// unavailable, by its availability verdict (ShrinkUnavailable).
 func tortureOne(ts TortureSpec, p protocol.Protocol, seed uint64) (out TortureRun) {
 	out = TortureRun{Protocol: p.Name(), Seed: seed}
 	defer func() {
@@ -200,9 +202,9 @@ func tortureOne(ts TortureSpec, p protocol.Protocol, seed uint64) (out TortureRu
 	switch {
 	case out.Failed && ts.ShrinkRuns >= 0:
 		out.Replay = shrinkAndSave(ts, spec, res, func(r *Result) bool { return judge(p, r).failed() })
+	case !out.Failed && !out.Availability.OK() && ts.ShrinkRuns >= 0:
+		out.Replay = shrinkUnavailableAndSave(ts, spec, res, out)
 	case out.Failed || !out.Availability.OK():
-		// Unavailability is not shrunk (the shrinker judges results, and
-		// availability needs each operation's error): saved as it ran.
 		out.Replay = save(ts, spec, Shrunk{Spec: spec, Result: res, Runs: 1}, availabilityFailure(out))
 	}
 	return out
@@ -214,7 +216,12 @@ func availabilityFailure(r TortureRun) string {
 	if r.Failed {
 		return r.FirstViolation
 	}
-	return fmt.Sprintf("unavailable: %d of %d reachable operations failed, first: %s", r.Availability.Failed, r.Availability.Eligible, r.Availability.Examples[0])
+	return unavailable(r.Availability)
+}
+
+// unavailable describes an availability verdict that failed.
+func unavailable(a Availability) string {
+	return fmt.Sprintf("unavailable: %d of %d reachable operations failed, first: %s", a.Failed, a.Eligible, a.Examples[0])
 }
 
 // availabilityGrace is how long after a fault ends a failed operation is

@@ -19,6 +19,17 @@ func shrinkAndSave(ts TortureSpec, spec SimSpec, res *Result, fails func(*Result
 	return save(ts, spec, got, got.Result.Check.FirstViolation())
 }
 
+// shrinkUnavailableAndSave shrinks an unavailable run (ShrinkUnavailable)
+// and saves the shrunk schedule like a failed run's; the failure it names
+// is the shrunk run's unavailability.
+func shrinkUnavailableAndSave(ts TortureSpec, spec SimSpec, res *Result, r TortureRun) *TortureReplay {
+	got, a, err := ShrinkUnavailable(spec, availabilityGrace(spec), ts.ShrinkRuns)
+	if err != nil {
+		return save(ts, spec, Shrunk{Spec: spec, Result: res, Runs: 1}, availabilityFailure(r))
+	}
+	return save(ts, spec, got, unavailable(a))
+}
+
 // save writes got's schedule in ts.Out (when set), headed by the command
 // that replays it, and describes it; spec is the run before shrinking.
 func save(ts TortureSpec, spec SimSpec, got Shrunk, failure string) *TortureReplay {

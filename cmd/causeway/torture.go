@@ -71,7 +71,9 @@ A failed run is shrunk (fault events, duration, clients; at most
 is saved as DIR/PROTOCOL-seedN.yaml, headed by the command that replays
 it. Unavailability is reported, not failed: which protocol should stay
 available under which fault is the papers' claim, not a rule for all. An
-unavailable run's schedule is saved as it ran, not shrunk. The JSON
+unavailable run is shrunk the same way, down to the smallest run in which
+an operation still fails although its DC and replicas were reachable
+under that run's own schedule, and saved likewise. The JSON
 breaks each protocol's runs down by nemesis (by_nemesis).
 
 --availability writes docs/availability.md (or the file given): a table of
@@ -164,7 +166,7 @@ Examples:
 	fl.Lookup("availability").NoOptDefVal = "docs/availability.md"
 	fl.BoolVar(&tf.requireCaught, "require-caught", false, "exit 1 when a protocol that does not claim causal+ (eventual) is never caught by the checker: the check that the checker still finds violations (CI)")
 	fl.IntVar(&tf.workers, "workers", 0, "simulations run at once (0: GOMAXPROCS)")
-	fl.IntVar(&tf.shrinkRuns, "shrink-runs", tf.shrinkRuns, "at most this many simulations shrinking one failed run (0: do not shrink)")
+	fl.IntVar(&tf.shrinkRuns, "shrink-runs", tf.shrinkRuns, "at most this many simulations shrinking one failed or unavailable run (0: do not shrink)")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
 	fl.StringVar(&f.workload, "workload", f.workload, "workloads, comma-separated: each run draws one from its seed (see 'causeway workloads')")
 	f.register(cmd)
