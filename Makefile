@@ -99,9 +99,11 @@ docker-test:
 ## under a checked bench, then every acknowledged ack-log write read back
 ## from every DC; cluster down even on failure. Fails when a protocol loses
 ## an acknowledged write or fails the checker. Each history and log stays
-## in $(TORTURE_DIR)/<protocol>. About 30 s (cops) and 35 s (karma) per
-## protocol that passes, 1m47s for both with the build on two busy cores; a
-## protocol that never shows a write waits out --quiesce (60 s) first.
+## in $(TORTURE_DIR)/<protocol>. The ack-log writers are paced (20 puts/s
+## each, `causeway nemesis --writer-rate`), so karma's replication keeps up:
+## about 20 s (cops) and 33 s (karma, 8-11 s of it the read-back) per
+## protocol that passes, 53 s for both on two busy cores; a protocol that
+## never shows a write waits out --quiesce (60 s) first.
 TORTURE_PROTOCOLS ?= cops karma
 TORTURE_DIR ?= .build/torture-live
 torture-live:

@@ -36,6 +36,15 @@ type Spec struct {
 	// Writers is the number of ack-log writer sessions per datacenter
 	// (default 1), each the only writer of Keys keys (default 4).
 	Writers, Keys int
+	// WriterRate caps each ack-log writer's puts per second (0: as fast
+	// as the store acknowledges, one put after another). A writer waits
+	// for each put's answer before the next, but a store that
+	// acknowledges before it replicates (all of them: causal+ answers in
+	// the local DC) can acknowledge faster than it replicates; a writer
+	// above the replication rate of its own session tests the backlog,
+	// not the durability, and its last writes arrive long after the heal
+	// (karma: one write per intra-ring hop per thread, issue 12).
+	WriterRate float64
 	// Quiesce bounds the read-back: every acknowledged write must be read
 	// from every datacenter within it after the heal (default 60s).
 	Quiesce time.Duration
@@ -146,7 +155,7 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 			name := fmt.Sprintf("%s-%s-w%d", run, dc, i)
 			bg.Go(func() {
 				defer s.Close()
-				write(s, name, dc, keys, opTimeout, log, stopWriters, t0)
+				write(s, writerSpec{name: name, dc: dc, keys: keys, timeout: opTimeout, rate: spec.WriterRate}, log, stopWriters, t0)
 			})
 		}
 	}
@@ -244,26 +253,69 @@ func cmp(d, def time.Duration) time.Duration {
 	return def
 }
 
+// writerSpec is one ack-log writer's part of a Spec.
+type writerSpec struct {
+	name, dc string
+	keys     int
+	timeout  time.Duration
+	// rate caps the writer's puts per second (0: no cap).
+	rate float64
+	// wait pauses for d, or until stop; false when stopped (nil: a
+	// timer). Tests replace it.
+	wait func(d time.Duration, stop <-chan struct{}) bool
+}
+
+// waitOrStop pauses for d, or until stop; false when stopped.
+func waitOrStop(d time.Duration, stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// putter is the part of a session a writer uses; *client.Session is one.
+type putter interface {
+	Put(ctx context.Context, key string, value []byte) error
+}
+
+// interval is the least time from one put's start to the next one's
+// under rate puts per second (0: none).
+func interval(rate float64) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / rate)
+}
+
 // write is one ack-log writer: the only writer of its keys, it puts to
 // them in turn until stop, each put the grow-only set of every element it
 // has tried to add to the key (acknowledged or not: a put that timed out
-// may have taken effect, and a later set must contain it).
-func write(s *client.Session, name, dc string, keys int, timeout time.Duration, log *AckLog, stop <-chan struct{}, t0 time.Time) {
-	sets := make([][]uint64, keys)
+// may have taken effect, and a later set must contain it). It waits for
+// each put's answer, and starts puts at most w.rate a second.
+func write(s putter, w writerSpec, log *AckLog, stop <-chan struct{}, t0 time.Time) {
+	sets := make([][]uint64, w.keys)
+	every := interval(w.rate)
+	wait := w.wait
+	if wait == nil {
+		wait = waitOrStop
+	}
 	for seq := uint64(1); ; seq++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		k := int(seq) % keys
-		key := fmt.Sprintf("%s-k%d", name, k)
+		k := int(seq) % w.keys
+		key := fmt.Sprintf("%s-k%d", w.name, k)
 		sets[k] = append(sets[k], seq)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
-		issued := time.Since(t0)
-		err := s.Put(ctx, key, EncodeSet(name, sets[k]))
+		ctx, cancel := context.WithTimeout(context.Background(), w.timeout+time.Second)
+		start := time.Now()
+		issued := start.Sub(t0)
+		err := s.Put(ctx, key, EncodeSet(w.name, sets[k]))
 		cancel()
-		p := Put{Writer: name, DC: dc, Key: key, Elem: seq, Acked: err == nil, Issued: issued, Done: time.Since(t0)}
+		p := Put{Writer: w.name, DC: w.dc, Key: key, Elem: seq, Acked: err == nil, Issued: issued, Done: time.Since(t0)}
 		if err != nil {
 			p.Err = err.Error()
 			if errors.Is(err, client.ErrClosed) {
@@ -271,13 +323,13 @@ func write(s *client.Session, name, dc string, keys int, timeout time.Duration, 
 			}
 		}
 		log.Add(p)
+		pause := every - time.Since(start)
 		if err != nil {
 			// Do not spin on a DC that answers at once that it is down.
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
+			pause = max(pause, 100*time.Millisecond)
+		}
+		if pause > 0 && !wait(pause, stop) {
+			return
 		}
 	}
 }

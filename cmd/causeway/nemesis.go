@@ -21,6 +21,7 @@ func nemesisCmd() *cobra.Command {
 	var clients, writers, keys int
 	var seed uint64
 	var quiesce, tail, opTimeout time.Duration
+	var writerRate float64
 	var wf workloadFlags
 	cmd := &cobra.Command{
 		Use:   "nemesis --cluster DIR [--schedule FILE]",
@@ -29,7 +30,8 @@ func nemesisCmd() *cobra.Command {
 with 'causeway cluster up'): kill -9, SIGSTOP/SIGCONT, restarts, partitions
 and heals, added delay, clock skew (docs/formats/nemesis.md). Meanwhile a
 closed-loop bench of --workload records a history, and ack-log writers
-(--writers per DC, each the only writer of --keys keys) put grow-only sets.
+(--writers per DC, each the only writer of --keys keys, at most
+--writer-rate puts a second each) put grow-only sets.
 After the schedule and --tail, every fault is healed (killed nodes
 restarted, paused ones resumed, links and clock offsets reset); then the
 bench's history is checked, and every ack-log key is read from every DC
@@ -68,8 +70,8 @@ Example:
 			if w, err = wf.apply(w); err != nil {
 				return usageErrorf("nemesis: %v", err)
 			}
-			if clients < 0 || writers < 1 || keys < 1 {
-				return usageErrorf("nemesis: --clients must be at least 0, --writers and --keys at least 1")
+			if clients < 0 || writers < 1 || keys < 1 || writerRate < 0 {
+				return usageErrorf("nemesis: --clients and --writer-rate must be at least 0, --writers and --keys at least 1")
 			}
 			var sched nemesis.Schedule
 			if schedulePath == "" {
@@ -89,7 +91,7 @@ Example:
 				return failuref("nemesis: %v", err)
 			}
 			spec := nemesis.Spec{Config: cfg, Schedule: sched, Workload: w, Clients: clients, Seed: seed,
-				OpTimeout: opTimeout, Tail: tail, Writers: writers, Keys: keys, Quiesce: quiesce,
+				OpTimeout: opTimeout, Tail: tail, Writers: writers, Keys: keys, WriterRate: writerRate, Quiesce: quiesce,
 				Target: &nemesis.Local{Dir: clusterDir, Config: cfg, Command: []string{exe, "server", "--admin"}}}
 			if historyPath != "" {
 				hf, err := os.Create(historyPath)
@@ -136,6 +138,7 @@ Example:
 	fl.Uint64Var(&seed, "seed", 1, "seed of the bench's workload generators")
 	fl.IntVar(&writers, "writers", 1, "ack-log writer sessions per DC")
 	fl.IntVar(&keys, "keys", 4, "keys per ack-log writer")
+	fl.Float64Var(&writerRate, "writer-rate", 20, "at most this many puts per second per ack-log writer (0: as fast as acknowledged; see the package doc of cluster/nemesis)")
 	fl.DurationVar(&tail, "tail", 3*time.Second, "how long the workloads go on after the schedule's last event")
 	fl.DurationVar(&quiesce, "quiesce", 60*time.Second, "how long every DC may take, after the heal, to hold every acknowledged write")
 	fl.DurationVar(&opTimeout, "op-timeout", 5*time.Second, "an operation that cannot complete within this fails (outcome unknown)")
