@@ -4,7 +4,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO_VERSION = v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION = v1.6.2
 
-.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docs docker-image docker-test chromium torture-live torture
+.PHONY: test vet staticcheck unit seeds seeds-long bench proto demo build docs docker-image docker-test docker-nemesis chromium torture-live torture
 
 ## test: vet + staticcheck + every test under the race detector, then the
 ## randomized simulation tests over all their seeds without it (the race
@@ -91,6 +91,15 @@ docker-image:
 ## Compose (v1 or v2). About 2 minutes.
 docker-test:
 	GO=$(GO) deploy/docker-test.sh
+
+## docker-nemesis: the live nemesis against the Docker Compose cluster
+## (deploy/docker-nemesis.sh): `causeway nemesis --docker-project` in a
+## container on the cluster's network runs deploy/nemesis.yaml (docker
+## kill, start, pause/unpause, network disconnect/connect, a whole DC
+## killed) under a checked bench, then reads every acknowledged write back
+## from every DC. Needs Docker and Compose (v1 or v2).
+docker-nemesis:
+	GO=$(GO) deploy/docker-nemesis.sh
 
 ## torture-live: the live nemesis (package cluster/nemesis, `causeway
 ## nemesis`) against a real local3 cluster of each of TORTURE_PROTOCOLS:

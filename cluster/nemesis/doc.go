@@ -31,9 +31,13 @@
 //
 // A Target carries the events out: Local is a cluster of local processes
 // (pid files, signals, cluster.Up for restarts, the nodes' admin
-// endpoints). A container deployment needs only another Target (docker
-// kill/pause/start); deploy/docker-test.sh does the same faults by hand
-// today.
+// endpoints); Docker is the Docker Compose cluster of deploy/compose.yaml,
+// faulted through the Docker daemon's Engine API (docker kill, start,
+// pause, unpause, network disconnect and connect; `causeway nemesis
+// --docker-project`, make docker-nemesis with the schedule
+// deploy/nemesis.yaml). Docker has no operation for added delay, clock
+// skew or a partition of some peers or one direction: it refuses such
+// schedules before the run starts (ScheduleChecker).
 //
 // # Why the command is `causeway nemesis` and not `torture --live`
 //

@@ -54,6 +54,12 @@ type Spec struct {
 	Log func(format string, args ...any)
 }
 
+// ScheduleChecker is a Target that cannot carry out every event (Docker):
+// Run refuses a schedule its Check refuses, before it starts anything.
+type ScheduleChecker interface {
+	Check(Schedule) error
+}
+
 // EventResult is what became of one event.
 type EventResult struct {
 	At    time.Duration `json:"at_ns"`
@@ -113,6 +119,11 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 	quiesce := cmp(spec.Quiesce, 60*time.Second)
 	opTimeout := cmp(spec.OpTimeout, 5*time.Second)
 	cfg := spec.Config
+	if c, ok := spec.Target.(ScheduleChecker); ok {
+		if err := c.Check(spec.Schedule); err != nil {
+			return nil, fmt.Errorf("nemesis: the schedule does not suit the target: %w", err)
+		}
+	}
 	dcs := cfg.Topology.DCNames()
 	t0 := time.Now()
 	rep := &Report{Protocol: cfg.Protocol}

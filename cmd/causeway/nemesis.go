@@ -22,6 +22,7 @@ func nemesisCmd() *cobra.Command {
 	var seed uint64
 	var quiesce, tail, opTimeout time.Duration
 	var writerRate float64
+	var dockerProject, dockerNetwork, dockerSocket string
 	var wf workloadFlags
 	cmd := &cobra.Command{
 		Use:   "nemesis --cluster DIR [--schedule FILE]",
@@ -36,6 +37,13 @@ After the schedule and --tail, every fault is healed (killed nodes
 restarted, paused ones resumed, links and clock offsets reset); then the
 bench's history is checked, and every ack-log key is read from every DC
 until each read holds every acknowledged put to it, for at most --quiesce.
+
+With --docker-project the cluster is Docker Compose's (deploy/compose.yaml;
+DIR holds its cluster.yaml) and every fault is a Docker operation: docker
+kill, start, pause, unpause, network disconnect and connect (a partition
+cuts a DC off the network, from its clients too); schedules with added
+delay, clock skew or partial partitions are refused. 'make docker-nemesis'
+runs it in a container on the cluster's network with the Docker socket.
 
 Without --schedule the built-in schedule runs (about 20 s on local3: every
 fault kind at least once; 'causeway nemesis --print-schedule' shows it).
@@ -90,9 +98,17 @@ Example:
 			if err != nil {
 				return failuref("nemesis: %v", err)
 			}
+			var target nemesis.Target = &nemesis.Local{Dir: clusterDir, Config: cfg, Command: []string{exe, "server", "--admin"}}
+			if dockerProject != "" {
+				d := &nemesis.Docker{Config: cfg, Project: dockerProject, Network: dockerNetwork, Socket: dockerSocket}
+				if err := d.Check(sched); err != nil {
+					return usageErrorf("nemesis: --docker-project: %v", err)
+				}
+				target = d
+			}
 			spec := nemesis.Spec{Config: cfg, Schedule: sched, Workload: w, Clients: clients, Seed: seed,
 				OpTimeout: opTimeout, Tail: tail, Writers: writers, Keys: keys, WriterRate: writerRate, Quiesce: quiesce,
-				Target: &nemesis.Local{Dir: clusterDir, Config: cfg, Command: []string{exe, "server", "--admin"}}}
+				Target: target}
 			if historyPath != "" {
 				hf, err := os.Create(historyPath)
 				if err != nil {
@@ -142,6 +158,9 @@ Example:
 	fl.DurationVar(&tail, "tail", 3*time.Second, "how long the workloads go on after the schedule's last event")
 	fl.DurationVar(&quiesce, "quiesce", 60*time.Second, "how long every DC may take, after the heal, to hold every acknowledged write")
 	fl.DurationVar(&opTimeout, "op-timeout", 5*time.Second, "an operation that cannot complete within this fails (outcome unknown)")
+	fl.StringVar(&dockerProject, "docker-project", "", "fault the containers of this Docker Compose project (deploy/compose.yaml) through the Docker daemon, not local processes: run inside the cluster's network (make docker-nemesis)")
+	fl.StringVar(&dockerNetwork, "docker-network", "", "with --docker-project: the cluster's network (default: the first node container's only network)")
+	fl.StringVar(&dockerSocket, "docker-socket", nemesis.DefaultDockerSocket, "with --docker-project: the Docker daemon's socket")
 	fl.StringVar(&historyPath, "history", "", "write the bench's history (JSON Lines) to this file")
 	wf.register(cmd)
 	addOutputFlag(cmd)
