@@ -102,6 +102,9 @@ func (l *link) run() {
 		if t.ctx.Err() != nil {
 			break
 		}
+		if wrongNode(err) {
+			l.redial()
+		}
 		if up >= stableAfter {
 			wait = minBackoff
 		}
@@ -144,6 +147,20 @@ func (l *link) run() {
 		t.dropped.Add(uint64(n))
 		t.log.Info("transport: dropped queued frames at close", "addr", l.addr, "frames", n)
 	}
+}
+
+// redial replaces the link's connection by a new one, which dials (and
+// resolves) the address again: the old one reached a process that is not
+// the node meant (ErrWrongNode), and gRPC would open the next stream on
+// it. If the new connection cannot be made the old one stays.
+func (l *link) redial() {
+	conn, err := grpc.NewClient("passthrough:///"+l.addr, l.t.dialOpts...)
+	if err != nil {
+		l.t.log.Warn("transport: cannot dial anew", "addr", l.addr, "err", err)
+		return
+	}
+	_ = l.conn.Close()
+	l.conn = conn
 }
 
 // retire removes a link that has been down for Config.RetireAfter from the

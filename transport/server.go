@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -72,11 +73,31 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
 			return nil
 		default:
 		}
+		if t.cfg.Accept != nil && !t.cfg.Accept(to) {
+			t.dropped.Add(1)
+			t.log.Warn("transport: a frame for another node: ending the stream so that the sender dials again", "peer", peerAddr, "from", from, "to", to)
+			return status.Errorf(codes.FailedPrecondition, "%s: frame for %s", ErrWrongNode.Error(), to)
+		}
 		t.received.Add(1)
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(from, to, msg)
 		}
 	}
+}
+
+// ErrWrongNode is why a receiver ends a stream whose frames are for a
+// node it is not (Config.Accept); the sender's link dials again.
+var ErrWrongNode = errors.New("transport: wrong node at this address")
+
+// wrongNode reports whether err ended a stream because the peer refused
+// it as the wrong node.
+func wrongNode(err error) bool {
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &se) {
+		return false
+	}
+	st := se.GRPCStatus()
+	return st.Code() == codes.FailedPrecondition && strings.HasPrefix(st.Message(), ErrWrongNode.Error())
 }
 
 // decodeFrame parses and validates one serialized transportpb.Frame whose

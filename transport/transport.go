@@ -188,6 +188,14 @@ type Config struct {
 	// must be safe for concurrent use. A slow Handler slows down its link
 	// (and, through gRPC flow control, the sender). Nil discards frames.
 	Handler func(from, to string, msg proto.Message)
+	// Accept, if set, says whether frames for node ID to belong here. A
+	// frame it refuses ends its stream with ErrWrongNode's status: the
+	// sender reached another process than the one it meant at that
+	// address (a host name that still resolved to the old address of a
+	// restarted container, now another node's), and its link, told so,
+	// drops its connection and dials the address anew. Without Accept the
+	// Handler gets every frame.
+	Accept func(to string) bool
 	// Delay, if set, gives the one-way delay to add to frames sent to
 	// toAddr (WAN emulation); SetDelay overrides it per address. It is
 	// called on every Send and must be safe for concurrent use.

@@ -253,6 +253,10 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		TLS:       serverTLS,
 		ClientTLS: clientTLS,
 		Handler:   h.receive,
+		// A frame for another node reached this one: its sender's link is
+		// to the wrong process (a restarted container's old address), and
+		// must dial again rather than lose every frame here.
+		Accept: func(to string) bool { return protocol.NodeID(to) == h.id },
 	}
 	// Always set: the link controls may add delay without wan_delay.
 	tcfg.Delay = book.delay
