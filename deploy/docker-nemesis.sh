@@ -13,8 +13,8 @@
 # is not causal+, or the cluster does not heal.
 #
 # It always removes the cluster and its volumes. The nemesis's report
-# (JSON), its log and the bench's history are left in
-# deploy/.build/docker-nemesis/, and on failure the containers' logs.
+# (JSON), its log, the bench's history and the containers' logs are left
+# in deploy/.build/docker-nemesis/.
 #
 #   deploy/docker-nemesis.sh      # or: make docker-nemesis
 #
@@ -62,14 +62,12 @@ cleanup() {
 	local rc=$?
 	set +e
 	docker logs "$runner" >"$out/nemesis.log" 2>&1
-	if ((rc != 0)); then
-		step "failed (exit $rc): the containers' logs are in ${out#"$root"/}/logs"
-		mkdir -p "$out/logs"
-		for s in a-s0 a-s1 b-s0 b-s1 c-s0 c-s1; do
-			id=$(cid "$s")
-			[[ -n $id ]] && docker logs "$id" >"$out/logs/$s.log" 2>&1
-		done
-	fi
+	mkdir -p "$out/logs"
+	for s in a-s0 a-s1 b-s0 b-s1 c-s0 c-s1; do
+		id=$(cid "$s")
+		[[ -n $id ]] && docker logs "$id" >"$out/logs/$s.log" 2>&1
+	done
+	((rc == 0)) || step "failed (exit $rc): the containers' logs are in ${out#"$root"/}/logs"
 	if [[ ${KEEP:-} == 1 ]]; then
 		step "KEEP=1: the cluster is left running; remove it with:
     docker rm -f $runner; ${compose[*]} -p $project -f $here/compose.yaml down -v"
