@@ -97,7 +97,8 @@ docker-test:
 ## container on the cluster's network runs deploy/nemesis.yaml (docker
 ## kill, start, pause/unpause, network disconnect/connect, a whole DC
 ## killed) under a checked bench, then reads every acknowledged write back
-## from every DC. Needs Docker and Compose (v1 or v2).
+## from every DC. Needs Docker and Compose (v1 or v2). 43-65 s once the
+## image is built (a cold build adds about 3 min on two busy cores).
 docker-nemesis:
 	GO=$(GO) deploy/docker-nemesis.sh
 
