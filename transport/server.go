@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,34 +26,48 @@ type linkServer struct {
 }
 
 // Link receives the frames of one incoming stream until it ends or the
-// transport closes.
+// transport closes, and sends back on it the frames Reply queues for the
+// node IDs it carried frames from.
 func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
 	t := s.t
 	peerAddr := "unknown"
 	if p, ok := peer.FromContext(stream.Context()); ok && p.Addr != nil {
 		peerAddr = p.Addr.String()
 	}
+	back := t.newBackLink(peerAddr)
 	// Receiving blocks, so it runs apart and the handler can return as soon
 	// as the transport closes; returning ends the stream, which ends the
 	// receiving goroutine. Close waits for it (the server waits for
-	// handlers, so this Add happens before Close's Wait).
+	// handlers, so this Add happens before Close's Wait). The writer must
+	// be done before the handler returns: gRPC forbids sending afterwards.
 	done := make(chan error, 1)
 	t.recvWG.Add(1)
 	go func() {
 		defer t.recvWG.Done()
-		done <- t.receive(stream, peerAddr)
+		done <- t.receive(stream, peerAddr, back)
 	}()
+	wctx, stopWriter := context.WithCancel(stream.Context())
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		back.write(wctx, stream.Send)
+	}()
+	var err error
 	select {
-	case err := <-done:
-		return err
+	case err = <-done:
 	case <-t.closing:
-		return status.Error(codes.Unavailable, "transport: closing")
+		err = status.Error(codes.Unavailable, "transport: closing")
 	}
+	stopWriter()
+	<-written
+	t.endBackLink(back)
+	return err
 }
 
 // receive hands the valid frames of stream to the Handler, in order, and
-// drops the others. It returns when the stream ends.
-func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
+// drops the others; it claims reply routes on back for their senders. It
+// returns when the stream ends.
+func (t *Transport) receive(stream grpc.ServerStream, peerAddr string, back *backLink) error {
 	for {
 		var raw rawFrame
 		if err := stream.RecvMsg(&raw); err != nil {
@@ -72,11 +87,41 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
 			return nil
 		default:
 		}
+		if !t.route(back, from, to, msg) {
+			continue
+		}
 		t.received.Add(1)
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(from, to, msg)
 		}
 	}
+}
+
+// route claims the reply route to from for back when Config.Routable
+// accepts from, and reports whether the frame goes on to the Handler: not
+// when another connection holds the route, when no route is left (the
+// sender gets a Refusal) or when the frame is a Goodbye (the route is
+// released).
+func (t *Transport) route(back *backLink, from, to string, msg proto.Message) bool {
+	if t.cfg.Routable == nil || !t.cfg.Routable(from) {
+		return true
+	}
+	if _, ok := msg.(*transportpb.Goodbye); ok {
+		t.release(from, back)
+		return false
+	}
+	switch t.claim(from, back) {
+	case claimTaken:
+		t.dropped.Add(1)
+		t.log.Warn("transport: dropped a frame from a node ID another connection holds", "peer", back.peer, "from", from)
+		return false
+	case claimFull:
+		t.dropped.Add(1)
+		t.log.Warn("transport: refused a frame from a new node ID: reply routes exhausted", "peer", back.peer, "from", from, "limit", t.cfg.MaxRoutes)
+		t.refuse(back, from, to, fmt.Sprintf("%s has as many client sessions as it accepts (limit %d)", to, t.cfg.MaxRoutes))
+		return false
+	}
+	return true
 }
 
 // decodeFrame parses and validates one serialized transportpb.Frame whose
@@ -86,6 +131,11 @@ func decodeFrame(b []byte, maxPayload int) (from, to string, msg proto.Message, 
 	if err := proto.Unmarshal(b, &f); err != nil {
 		return "", "", nil, fmt.Errorf("transport: malformed frame: %w", err)
 	}
+	return checkFrame(&f, maxPayload)
+}
+
+// checkFrame validates a parsed frame and decodes its payload.
+func checkFrame(f *transportpb.Frame, maxPayload int) (from, to string, msg proto.Message, err error) {
 	if err := checkIDs(f.GetFrom(), f.GetTo()); err != nil {
 		return "", "", nil, err
 	}

@@ -111,11 +111,6 @@ func (b *addressBook) applyCutsLocked(dcs []string) {
 			b.applyCutLocked(addr, dc)
 		}
 	}
-	for addr, dc := range b.sessionDC {
-		if slices.Contains(dcs, dc) {
-			b.applyCutLocked(addr, dc)
-		}
-	}
 }
 
 // linkRules lists the rules by datacenter name.
@@ -180,7 +175,7 @@ func (h *host) linkState() cluster.LinkState {
 		Node:       string(h.id),
 		DC:         h.id.DC(),
 		Links:      h.book.linkRules(),
-		DroppedOut: h.tr.Stats().Cut,
+		DroppedOut: h.tr.Stats().Cut + h.droppedOut.Load(),
 		DroppedIn:  h.droppedIn.Load(),
 	}
 }

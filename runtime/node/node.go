@@ -130,6 +130,14 @@ type Options struct {
 	// only where that address is reachable by trusted hosts alone.
 	// DefaultOptions leaves it off.
 	Admin bool
+	// MaxSessions bounds the client sessions connected to the node at
+	// once (default DefaultMaxSessions); a frame from one more session is
+	// refused (transportpb.Refusal, ErrRefused at the client).
+	MaxSessions int
+	// MaxQueuedPerSession bounds the frames of one client session waiting
+	// in the node's queue (default DefaultMaxQueuedPerSession); one more
+	// is refused.
+	MaxQueuedPerSession int
 }
 
 // DefaultOptions are the options Run uses: Sync on.
@@ -202,10 +210,22 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		return fmt.Errorf("node %s: %w", nodeID, err)
 	}
 
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxQueuedPerSession <= 0 {
+		opts.MaxQueuedPerSession = DefaultMaxQueuedPerSession
+	}
 	book := newAddressBook(cfg, id.DC())
 	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox(),
-		protocol: cfg.Protocol, incarnation: inc, started: time.Now()}
-	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
+		protocol: cfg.Protocol, incarnation: inc, started: time.Now(),
+		maxQueued: opts.MaxQueuedPerSession, queued: map[protocol.NodeID]int{}}
+	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 {
+		if h.tr == nil {
+			return 0
+		}
+		return float64(h.tr.Stats().Routes)
+	})
 	h.metrics.incarnation.Set(float64(inc))
 	h.registerDiskGauge()
 	h.m = &machine{
@@ -253,6 +273,10 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		TLS:       serverTLS,
 		ClientTLS: clientTLS,
 		Handler:   h.receive,
+		// Client sessions get reply routes; other nodes are reached by
+		// their addresses.
+		Routable:  func(from string) bool { return !book.isNode(protocol.NodeID(from)) },
+		MaxRoutes: opts.MaxSessions,
 	}
 	// Always set: the link controls may add delay without wan_delay.
 	tcfg.Delay = book.delay
@@ -318,6 +342,14 @@ type host struct {
 	// skew is the clock offset set at cluster.AdminClockPath, in
 	// nanoseconds (clockadmin.go).
 	skew atomic.Int64
+	// droppedOut counts replies dropped because their session's
+	// datacenter is cut off (the link controls' cut_out).
+	droppedOut atomic.Uint64
+	// queued counts each client session's frames in box, bounded by
+	// maxQueued (guarded by queuedMu).
+	queuedMu  sync.Mutex
+	queued    map[protocol.NodeID]int
+	maxQueued int
 }
 
 // receive is the transport's Handler: it queues a frame for the node.
@@ -338,9 +370,51 @@ func (h *host) receive(from, to string, msg proto.Message) {
 		h.send(protocol.Message{From: h.id, To: protocol.NodeID(from), Body: &transportpb.Pong{Id: p.Id}})
 		return
 	}
-	if !h.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg}) {
+	in := input{kind: inMessage, from: protocol.NodeID(from), msg: msg}
+	if !h.book.isNode(in.from) {
+		if why := checkClientMessage(msg); why != "" {
+			h.refuse(in.from, "%s: %s", typeName(msg), why)
+			return
+		}
+		if !h.admitQueued(in.from) {
+			h.refuse(in.from, "session has %d frames queued at node %s, the limit", h.maxQueued, h.id)
+			return
+		}
+		in.taken = func() { h.unqueue(in.from) }
+	}
+	if !h.box.push(in) {
 		h.metrics.dropped.WithLabelValues(dropQueueClosed).Inc()
 	}
+}
+
+// admitQueued counts one more queued frame of session id, unless it has
+// maxQueued already.
+func (h *host) admitQueued(id protocol.NodeID) bool {
+	h.queuedMu.Lock()
+	defer h.queuedMu.Unlock()
+	if h.queued[id] >= h.maxQueued {
+		return false
+	}
+	h.queued[id]++
+	return true
+}
+
+// unqueue counts one queued frame of session id less.
+func (h *host) unqueue(id protocol.NodeID) {
+	h.queuedMu.Lock()
+	defer h.queuedMu.Unlock()
+	if h.queued[id]--; h.queued[id] <= 0 {
+		delete(h.queued, id)
+	}
+}
+
+// refuse answers a client session's frame with a Refusal saying why, on
+// the session's connection, and counts the frame as refused.
+func (h *host) refuse(to protocol.NodeID, format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	h.metrics.dropped.WithLabelValues(dropRefused).Inc()
+	h.log.Warn("client frame refused", "session", to, "reason", reason)
+	h.send(protocol.Message{From: h.id, To: to, Body: &transportpb.Refusal{Reason: reason}})
 }
 
 // persist applies a Ready's writes. Writes that ask for a sync are applied
@@ -356,9 +430,34 @@ func (h *host) persist(writes []storage.Write, sync bool) error {
 	return nil
 }
 
-// send hands one message to the transport.
+// send hands one message to the transport: to another node's address,
+// or back on a client session's own connection (never to an address a
+// client names).
 func (h *host) send(m protocol.Message) {
-	sendVia(h.tr, h.book, h.log, h.metrics, m)
+	if h.book.isNode(m.To) {
+		sendVia(h.tr, h.book, h.log, h.metrics, m)
+		return
+	}
+	if !h.book.topo.HasDC(m.To.DC()) {
+		h.metrics.dropped.WithLabelValues(dropUnknownNode).Inc()
+		h.log.Warn("message to a node with no known address dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
+		return
+	}
+	if h.book.rule(m.To.DC()).cutOut {
+		h.droppedOut.Add(1)
+		return
+	}
+	err := h.tr.Reply(string(m.From), string(m.To), m.Body)
+	switch {
+	case err == nil:
+		h.metrics.sent.WithLabelValues(typeName(m.Body)).Inc()
+	case errors.Is(err, transport.ErrNoRoute):
+		h.metrics.dropped.WithLabelValues(dropNoRoute).Inc()
+		h.log.Debug("reply to a disconnected session dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
+	default:
+		h.metrics.dropped.WithLabelValues(dropSendFailed).Inc()
+		h.log.Debug("reply not sent", "from", m.From, "to", m.To, "type", typeName(m.Body), "err", err)
+	}
 }
 
 // sendVia sends m over tr to the address book's address of m.To; metrics
@@ -412,34 +511,16 @@ func (h *host) httpHandler() http.Handler {
 // newRand returns a randomly seeded source for a state machine.
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 
-// SessionID is the node ID of client session name in datacenter dc whose
-// process receives frames at addr: "dc/name@addr". name must not contain
-// '/' or '@'.
-func SessionID(dc, name, addr string) protocol.NodeID {
-	return protocol.MakeNodeID(dc, name+"@"+addr)
+// SessionID is the node ID of client session name in datacenter dc:
+// "dc/name". name must not contain '/'.
+func SessionID(dc, name string) protocol.NodeID {
+	return protocol.MakeNodeID(dc, name)
 }
 
-// SessionAddr returns the address encoded in a session ID (the part after
-// the last '@'), and whether there is a valid one.
-func SessionAddr(id protocol.NodeID) (string, bool) {
-	name := id.Name()
-	i := strings.LastIndexByte(name, '@')
-	if i < 0 {
-		return "", false
-	}
-	addr := name[i+1:]
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return "", false
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return "", false
-	}
-	return addr, true
-}
-
-// addressBook maps node IDs to transport addresses, and addresses to
-// datacenters (for the WAN delay and the link controls, links.go).
+// addressBook maps the cluster's node IDs to transport addresses, and
+// addresses to datacenters (for the WAN delay and the link controls,
+// links.go). Client sessions have no address: replies reach them on
+// their own connections (transport.Transport.Reply).
 type addressBook struct {
 	selfDC string
 	topo   *topology.Topology
@@ -447,9 +528,7 @@ type addressBook struct {
 	nodes  map[protocol.NodeID]string
 	nodeDC map[string]string // node address -> DC
 
-	mu        sync.RWMutex
-	sessionDC map[string]string // session address -> DC, learned on send
-
+	mu sync.Mutex
 	// rules are the link controls' rules by datacenter, replaced (never
 	// modified) under mu; cut, if set, cuts or heals the transport's link
 	// to an address, and is called under mu.
@@ -459,7 +538,7 @@ type addressBook struct {
 
 func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
 	b := &addressBook{selfDC: selfDC, topo: cfg.Topology, wan: cfg.WANDelay, nodes: map[protocol.NodeID]string{},
-		nodeDC: map[string]string{}, sessionDC: map[string]string{}}
+		nodeDC: map[string]string{}}
 	for _, n := range cfg.Nodes {
 		id := protocol.NodeID(n.ID)
 		b.nodes[id] = n.Addr
@@ -468,36 +547,26 @@ func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
 	return b
 }
 
-// addrOf returns where to send frames for id.
-func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
-	if a, ok := b.nodes[id]; ok {
-		return a, true
-	}
-	a, ok := SessionAddr(id)
-	if !ok || !b.topo.HasDC(id.DC()) {
-		return "", false
-	}
-	b.mu.RLock()
-	dc, known := b.sessionDC[a]
-	b.mu.RUnlock()
-	if !known || dc != id.DC() {
-		b.mu.Lock()
-		b.sessionDC[a] = id.DC()
-		b.applyCutLocked(a, id.DC())
-		b.mu.Unlock()
-	}
-	return a, true
+// isNode reports whether id is a node of the cluster (not a session).
+func (b *addressBook) isNode(id protocol.NodeID) bool {
+	_, ok := b.nodes[id]
+	return ok
 }
 
-// delay is the one-way WAN delay of a frame sent to addr: the topology's
-// (with wan_delay; inside the datacenter only an intra_dc_rtt_ms the
-// topology sets) plus what the link controls add.
-func (b *addressBook) delay(addr string) time.Duration {
-	dc, ok := b.nodeDC[addr]
-	if !ok {
-		b.mu.RLock()
-		dc, ok = b.sessionDC[addr]
-		b.mu.RUnlock()
+// addrOf returns where to send frames for node id.
+func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
+	a, ok := b.nodes[id]
+	return a, ok
+}
+
+// delay is the one-way WAN delay of a frame sent to dest, a node's
+// address or a session's node ID (a reply, transport.Transport.Reply): the
+// topology's (with wan_delay; inside the datacenter only an
+// intra_dc_rtt_ms the topology sets) plus what the link controls add.
+func (b *addressBook) delay(dest string) time.Duration {
+	dc, ok := b.nodeDC[dest]
+	if !ok && strings.Contains(dest, "/") {
+		dc, ok = protocol.NodeID(dest).DC(), b.topo.HasDC(protocol.NodeID(dest).DC())
 	}
 	if !ok {
 		return 0
@@ -507,11 +576,4 @@ func (b *addressBook) delay(addr string) time.Duration {
 		d += b.topo.OneWay(b.selfDC, dc)
 	}
 	return d
-}
-
-// sessions is the number of session addresses learned.
-func (b *addressBook) sessions() int {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return len(b.sessionDC)
 }
