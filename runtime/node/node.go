@@ -29,26 +29,36 @@
 // only reached the operating system's buffers, and a power failure or
 // kernel crash loses them (a crash of the process alone does not).
 //
-// # Addresses
+// # Addresses and replies
 //
 // A message to another server node goes to that node's addr in the
-// cluster file. A client session runs in the client process (Dial), not in
-// the node, so the node must be able to answer a session it has never
-// heard of without any change to the protocols' messages: the session's
-// node ID carries its address. Session IDs have the form
+// cluster file. A client session runs in the client process (Dial), not
+// in the node, and the client process does not listen: it dials the nodes
+// of its datacenter, and a node sends whatever it has for a session back
+// on the stream the session's frames arrived on (transport.Transport.Reply,
+// the transport's "Replies"). A node therefore never opens a connection
+// to an address a client names. Session IDs have the form
 //
-//	DC/c<n>-<random>@HOST:PORT
+//	DC/c<n>-<tag>
 //
-// where HOST:PORT is where the client process's transport receives frames
-// (SessionID, SessionAddr): the address it listens on, or the one it
-// advertises instead (cluster.Config.ClientAdvertiseAddr), such as its
-// container's name when it listens on 0.0.0.0. The node host sends
-// anything addressed to such an ID to the address after the last '@'.
-// The random part keeps a session of a later process that happens to get
-// the same port from receiving replies meant for an earlier one. With TLS
-// only processes holding a certificate of the cluster's CA can send frames
-// at all, so only they can make a node send to an address of their
-// choosing.
+// where tag is 128 random bits drawn when the client process dials
+// (SessionID). The first connection to send a frame from a session ID
+// owns its reply route on that node until the connection closes or the
+// session ends (the client sends a transportpb.Goodbye): frames from that
+// ID on any other connection are dropped, so a client cannot receive the
+// replies of a session another client holds. A reply for a session whose
+// connection has closed is dropped at once (counted as session_gone).
+//
+// # Limits
+//
+// A node refuses a client session's frame, answering it with a
+// transportpb.Refusal that ends the session's outstanding operation with
+// ErrRefused and names the limit, when a string in it is over MaxKeyBytes
+// or a byte string over MaxValueBytes, when the node already serves
+// Options.MaxSessions sessions (a new session's first frame), or when the
+// session already has Options.MaxQueuedPerSession frames waiting in the
+// node's queue. Clients check the key and value sizes themselves first
+// (CheckLimits), so a well-behaved client never sends such a frame.
 //
 // # WAN emulation
 //
@@ -77,15 +87,6 @@
 // once when a node or client starts and advanced by the monotonic clock,
 // so that processes agree on it and a restarted node's clock continues
 // where the old one left off.
-//
-// # Known limitation
-//
-// The transport keeps an outgoing link, retrying in the background, to
-// every address it has sent to, and has no way to forget one: a node that
-// has answered many short-lived client processes (each on its own port)
-// keeps a link per client address. The causeway_client_addresses gauge
-// shows how many; a fixed clients.listen address in the cluster file
-// avoids the growth.
 package node
 
 import (
