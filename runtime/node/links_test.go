@@ -44,13 +44,27 @@ func (tc *testCluster) startAdmin(ids ...string) {
 // the status and body of the answer.
 func (tc *testCluster) adminDo(id, method, body string) (int, string) {
 	tc.t.Helper()
-	req, err := http.NewRequest(method, "http://"+tc.cfg.Node(id).HTTP+cluster.AdminLinksPath, strings.NewReader(body))
+	return tc.httpDo(nil, id, method, cluster.AdminLinksPath, body)
+}
+
+// httpDo sends method with body to path on node id's http address with hc
+// (nil: the cluster commands' client, cluster.Config.HTTPClient) and
+// returns the status and body of the answer.
+func (tc *testCluster) httpDo(hc *http.Client, id, method, path, body string) (int, string) {
+	tc.t.Helper()
+	if hc == nil {
+		var err error
+		if hc, err = tc.cfg.HTTPClient(5 * time.Second); err != nil {
+			tc.t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, tc.cfg.NodeURL(*tc.cfg.Node(id), path), strings.NewReader(body))
 	if err != nil {
 		tc.t.Fatal(err)
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		tc.t.Fatalf("%s %s: %v", method, cluster.AdminLinksPath, err)
+		tc.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)

@@ -125,12 +125,18 @@ type Options struct {
 	// UNSAFE (acknowledged writes can be lost to a power failure or kernel
 	// crash) and meant only for benchmarks of everything but the disk.
 	Sync bool
-	// Admin serves the link controls (cluster.AdminLinksPath: cut and
-	// delay the WAN links at run time) on the node's http address, which
-	// has no authentication even when the cluster uses TLS: turn it on
-	// only where that address is reachable by trusted hosts alone.
-	// DefaultOptions leaves it off.
+	// Admin serves the link and clock controls (cluster.AdminLinksPath,
+	// cluster.AdminClockPath: cut and delay the WAN links, skew the clock
+	// at run time) on the node's http address. With tls they answer only
+	// a client presenting the cluster.AdminCertName certificate (https.go);
+	// without tls anyone who reaches the address can use them, which the
+	// node logs loudly at start. DefaultOptions leaves it off.
 	Admin bool
+	// MetricsInsecure, with tls, lets clients without a certificate read
+	// /healthz, /metrics and /status (still over HTTPS), as Prometheus is
+	// usually set up: scraping with no client certificate. Without it they
+	// need a certificate of the cluster's CA too.
+	MetricsInsecure bool
 	// MaxSessions bounds the client sessions connected to the node at
 	// once (default DefaultMaxSessions); a frame from one more session is
 	// refused (transportpb.Refusal, ErrRefused at the client).
@@ -219,7 +225,7 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	}
 	book := newAddressBook(cfg, id.DC())
 	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox(),
-		protocol: cfg.Protocol, incarnation: inc, started: time.Now(),
+		protocol: cfg.Protocol, incarnation: inc, started: time.Now(), https: cfg.TLS, metricsInsecure: opts.MetricsInsecure,
 		maxQueued: opts.MaxQueuedPerSession, queued: map[protocol.NodeID]int{}}
 	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 {
 		if h.tr == nil {
@@ -251,7 +257,13 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	if err != nil {
 		return fmt.Errorf("node %s: http: %w", nodeID, err)
 	}
-	srv := &http.Server{Handler: h.httpHandler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h.authorize(h.httpHandler()), ReadHeaderTimeout: 5 * time.Second, ConnContext: connContext}
+	if cfg.TLS {
+		hl = tlsOnlyListener{Listener: hl, cfg: httpTLS(serverTLS)}
+	} else if opts.Admin {
+		log.Warn("UNAUTHENTICATED ADMIN ENDPOINTS: this node serves /admin/links and /admin/clock over plain HTTP to anyone who reaches " + self.HTTP +
+			": they can cut or delay every link of the cluster and skew its clock. Run the cluster with tls: true, or keep that address private.")
+	}
 	serveDone := make(chan struct{})
 	go func() {
 		defer close(serveDone)
@@ -322,17 +334,21 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 
 // host is the environment of one server node.
 type host struct {
-	id      protocol.NodeID
-	log     *slog.Logger
-	book    *addressBook
-	sync    bool
-	admin   bool // serve the link controls
-	eng     storage.Engine
-	box     *inbox
-	m       *machine
-	tr      *transport.Transport
-	metrics *metrics
-	ready   atomic.Bool
+	id    protocol.NodeID
+	log   *slog.Logger
+	book  *addressBook
+	sync  bool
+	admin bool // serve the link controls
+	// https is whether the http address serves HTTPS (tls), and
+	// metricsInsecure whether it lets clients without a certificate read
+	// the metrics then (https.go).
+	https, metricsInsecure bool
+	eng                    storage.Engine
+	box                    *inbox
+	m                      *machine
+	tr                     *transport.Transport
+	metrics                *metrics
+	ready                  atomic.Bool
 	// protocol, incarnation and started are what /status reports.
 	protocol    string
 	incarnation uint64

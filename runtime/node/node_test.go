@@ -149,11 +149,15 @@ func (tc *testCluster) stopAll() {
 	wg.Wait()
 }
 
-// httpGet returns the status and body of GET http://<node's http>/path.
+// httpGet returns the status and body of GET path on node id's http
+// address, as the cluster commands make it (HTTPS with the admin
+// certificate when tls is on).
 func (tc *testCluster) httpGet(id, path string) (int, string, error) {
-	n := tc.cfg.Node(id)
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get("http://" + n.HTTP + path)
+	c, err := tc.cfg.HTTPClient(2 * time.Second)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := c.Get(tc.cfg.NodeURL(*tc.cfg.Node(id), path))
 	if err != nil {
 		return 0, "", err
 	}
@@ -326,16 +330,24 @@ func TestRestartKeepsAcknowledgedWrites(t *testing.T) {
 	eventually(ctx, t, tc.session("b", DialOptions{OpTimeout: 2 * time.Second}), "k4", "k4-v")
 }
 
-// TestMutualTLS runs the cluster with tls: true and certificates from
-// package certs; the client's certificate is a node certificate, since the
-// client serves replies.
-func TestMutualTLS(t *testing.T) {
-	tc := newCluster(t, "cops")
-	dir := t.TempDir()
-	if err := certs.Generate(dir, certs.Options{Nodes: append(tc.cfg.NodeIDs(), cluster.ClientCertName)}); err != nil {
-		t.Fatal(err)
+// useTLS turns tls on in tc's cluster, with certificates made as cluster
+// up makes them: one per node, and the client and admin client
+// certificates.
+func (tc *testCluster) useTLS() {
+	tc.t.Helper()
+	dir := tc.t.TempDir()
+	if err := certs.Generate(dir, certs.Options{Nodes: tc.cfg.NodeIDs(), Clients: []string{cluster.ClientCertName, cluster.AdminCertName}}); err != nil {
+		tc.t.Fatal(err)
 	}
 	tc.cfg.TLS, tc.cfg.CertsDir = true, dir
+}
+
+// TestMutualTLS runs the cluster with tls: true and certificates from
+// package certs; the client's certificate is a client certificate (it
+// does not serve: replies come back on its connections).
+func TestMutualTLS(t *testing.T) {
+	tc := newCluster(t, "cops")
+	tc.useTLS()
 	tc.start()
 	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
 	defer cancel()
