@@ -22,7 +22,7 @@ func certsCmd() *cobra.Command {
 		addClients     []string
 	)
 	cmd := &cobra.Command{
-		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client] [--hosts localhost,127.0.0.1] [--force] | --dir DIR --add-node NAME [--add-client NAME] [--hosts ...]",
+		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client,admin] [--hosts localhost,127.0.0.1] [--force] | --dir DIR --add-node NAME [--add-client NAME] [--hosts ...]",
 		Short: "Make the mutual-TLS certificates of a live cluster",
 		Long: `Certs makes a private certificate authority and signs with it one
 certificate for every node and client of a live cluster, so that every
@@ -43,7 +43,11 @@ NAME. They last one year.
 With 'tls: true' in cluster.yaml, each node serves with its own NAME.crt and
 NAME.key and accepts only peers whose certificate ca.crt signed; clients
 dial with theirs and accept only a server that ca.crt signed for. Give each
-host ca.crt and only its own pair.
+host ca.crt and only its own pair. The client named "client" is what client
+processes present; the one named "admin" is what the cluster commands
+(cluster up|status|partition|heal|delay|links, the nemesis) present to the
+nodes' HTTPS admin endpoints, which answer no other certificate: give it
+only to operators.
 
 The .key files are secret (written mode 0600): anyone holding a node's
 key can pose as that node, and anyone holding ca.key can mint certificates
@@ -105,7 +109,7 @@ them).`,
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the certificates and keys into (required)")
 	cmd.Flags().StringSliceVar(&nodes, "nodes", nil, "node names, comma-separated (e.g. a/s0,b/s0)")
-	cmd.Flags().StringSliceVar(&clients, "clients", []string{"client"}, "client names, comma-separated")
+	cmd.Flags().StringSliceVar(&clients, "clients", []string{"client", "admin"}, "client names, comma-separated (client for client processes, admin for the cluster commands)")
 	cmd.Flags().StringSliceVar(&hosts, "hosts", nil, "DNS names and IP addresses node certificates are valid for, comma-separated (default localhost,127.0.0.1,::1)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a CA that DIR already holds (with --add-node/--add-client: replace those pairs, never the CA)")
 	cmd.Flags().StringSliceVar(&addNodes, "add-node", nil, "sign a node certificate with DIR's existing CA (comma-separated or repeated)")
