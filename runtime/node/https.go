@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/causeway/causeway/cluster"
@@ -88,8 +89,11 @@ func (h *host) authorize(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name, ok := peerName(r)
+		// The path as the mux will route it too (it redirects an unclean
+		// one there).
+		clean := path.Clean("/" + r.URL.Path)
 		switch {
-		case strings.HasPrefix(r.URL.Path, "/admin/"):
+		case clean == "/admin" || strings.HasPrefix(clean, "/admin/") || strings.HasPrefix(r.URL.Path, "/admin/"):
 			if !ok || name != cluster.AdminCertName {
 				h.log.Warn("admin request refused: no admin certificate", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "cert", name)
 				writeError(w, http.StatusForbidden, "%s requires the cluster's %q client certificate", r.URL.Path, cluster.AdminCertName)
