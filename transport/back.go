@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,12 +22,27 @@ var ErrNoRoute = errors.New("transport: no open connection from that node")
 // DefaultMaxRoutes is Config.MaxRoutes's default.
 const DefaultMaxRoutes = 10000
 
+// instanceKey is the gRPC metadata key under which a transport sends its
+// random instance ID with each stream it opens.
+const instanceKey = "causeway-instance"
+
+// newInstanceID draws a transport's instance ID: 128 random bits, never
+// logged, so that only the transport itself can present it.
+func newInstanceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // routeTable maps the node IDs that incoming streams carried frames from
 // (those Config.Routable accepts) to the stream's back link, on which
 // Reply sends frames to them. The first stream to carry a frame from an
 // ID owns its route until the stream ends or the ID says Goodbye; another
 // stream's frames from that ID are dropped meanwhile, so that a client
-// cannot take over a session another client holds.
+// cannot take over a session another client holds. The one exception is
+// a stream from the same transport (the same instance ID): the client's
+// link reconnected, and the new stream takes the route over, without
+// waiting for the server to notice that the old one is dead.
 type routeTable struct {
 	mu     sync.RWMutex
 	routes map[string]*backLink
@@ -37,6 +54,8 @@ type routeTable struct {
 type backLink struct {
 	*link
 	peer string
+	// instance is the dialing transport's instance ID ("" if it sent none).
+	instance string
 	// ids are the routes this stream owns, and closed is set once the
 	// stream has ended (both guarded by the table's mu).
 	ids    map[string]struct{}
@@ -53,11 +72,12 @@ const (
 )
 
 // newBackLink makes the back link of an incoming stream from peer.
-func (t *Transport) newBackLink(peer string) *backLink {
+func (t *Transport) newBackLink(peer, instance string) *backLink {
 	return &backLink{
-		link: &link{t: t, addr: "back:" + peer, queue: make(chan outFrame, t.cfg.QueueLimit), limit: int64(t.cfg.QueueLimit)},
-		peer: peer,
-		ids:  map[string]struct{}{},
+		link:     &link{t: t, addr: "back:" + peer, queue: make(chan outFrame, t.cfg.QueueLimit), limit: int64(t.cfg.QueueLimit)},
+		peer:     peer,
+		instance: instance,
+		ids:      map[string]struct{}{},
 	}
 }
 
@@ -72,8 +92,13 @@ func (t *Transport) claim(id string, b *backLink) claimResult {
 	switch r := t.rt.routes[id]; {
 	case r == b:
 		return claimOK
-	case r != nil:
+	case r != nil && (b.instance == "" || r.instance != b.instance):
 		return claimTaken
+	case r != nil: // the same transport, reconnected
+		delete(r.ids, id)
+		t.rt.routes[id] = b
+		b.ids[id] = struct{}{}
+		return claimOK
 	case len(t.rt.routes) >= t.cfg.MaxRoutes:
 		return claimFull
 	}

@@ -120,3 +120,32 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestReconnectedStreamTakesItsRoutesOver: a stream from the same
+// transport (instance ID) as the route's owner takes the route over (its
+// link reconnected); a stream from another transport, or one that gave
+// no instance ID, does not; and the old stream's end leaves the moved
+// route alone.
+func TestReconnectedStreamTakesItsRoutesOver(t *testing.T) {
+	srv := start(t, "srv", Config{Routable: sessions})
+	first, again := srv.newBackLink("p1", "inst-a"), srv.newBackLink("p2", "inst-a")
+	other, anonymous := srv.newBackLink("p3", "inst-b"), srv.newBackLink("p4", "")
+	if srv.claim("a/c1", first) != claimOK {
+		t.Fatal("the first claim failed")
+	}
+	for name, b := range map[string]*backLink{"another transport": other, "no instance": anonymous} {
+		if got := srv.claim("a/c1", b); got != claimTaken {
+			t.Errorf("%s: claim %v, want taken", name, got)
+		}
+	}
+	if srv.claim("a/c1", again) != claimOK {
+		t.Fatal("the same transport's new stream could not take its route over")
+	}
+	srv.endBackLink(first)
+	srv.rt.mu.RLock()
+	owner := srv.rt.routes["a/c1"]
+	srv.rt.mu.RUnlock()
+	if owner != again {
+		t.Errorf("after the old stream ended the route belongs to %v, want the new stream", owner)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/causeway/causeway/wire/transportpb"
 )
@@ -176,7 +177,7 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 	sctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := context.AfterFunc(t.ctx, cancel)
-	st, err := transportpb.NewTransportClient(l.conn).Link(sctx)
+	st, err := transportpb.NewTransportClient(l.conn).Link(metadata.AppendToOutgoingContext(sctx, instanceKey, t.instance))
 	if !stop() {
 		return 0, t.ctx.Err()
 	}

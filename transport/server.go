@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -34,7 +35,13 @@ func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
 	if p, ok := peer.FromContext(stream.Context()); ok && p.Addr != nil {
 		peerAddr = p.Addr.String()
 	}
-	back := t.newBackLink(peerAddr)
+	instance := ""
+	if md, ok := metadata.FromIncomingContext(stream.Context()); ok {
+		if v := md.Get(instanceKey); len(v) == 1 && len(v[0]) <= 64 {
+			instance = v[0]
+		}
+	}
+	back := t.newBackLink(peerAddr, instance)
 	// Receiving blocks, so it runs apart and the handler can return as soon
 	// as the transport closes; returning ends the stream, which ends the
 	// receiving goroutine. Close waits for it (the server waits for

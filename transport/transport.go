@@ -100,7 +100,11 @@
 // from an ID owns its route until the stream ends or the ID sends a
 // transportpb.Goodbye; frames from that ID on any other stream are
 // dropped meanwhile, so one client cannot receive what is meant for a
-// session another client holds. When the stream ends, its routes are
+// session another client holds; only a stream from the same dialing
+// transport (identified by a random instance ID it sends with each stream,
+// never logged) takes the route over, since that is the client's link
+// reconnecting. A dead connection the peer did not close is noticed by
+// gRPC keepalive within about 15 seconds. When the stream ends, its routes are
 // forgotten and the frames still queued on it dropped: Reply then answers
 // ErrNoRoute at once. Nothing here dials an address a peer names. At most
 // Config.MaxRoutes routes are open; a frame from one more sender is
@@ -175,7 +179,9 @@ var ErrUnreachable = errors.New("transport: peer unreachable")
 // Config configures a Transport.
 type Config struct {
 	// Self is the address to listen on, for example "10.0.0.1:7000" or
-	// "127.0.0.1:0" (any free port; Addr reports the one chosen).
+	// "127.0.0.1:0" (any free port; Addr reports the one chosen). Empty
+	// makes a transport that only dials, as a client process's: it gets
+	// frames back on its own streams (see "Replies").
 	Self string
 	// Logger receives link events and dropped frames (default: discard).
 	Logger *slog.Logger
@@ -192,8 +198,8 @@ type Config struct {
 	// RetireAfter is how long a link may stay unable to open a stream
 	// before it is closed, its queued frames dropped (counted in
 	// Stats.Dropped) and its goroutine ended (default DefaultRetireAfter);
-	// the next Send to the address opens a new one. It keeps a node from
-	// retrying forever towards client processes that have exited.
+	// the next Send to the address opens a new one. It keeps a process
+	// from retrying forever towards a peer that is gone.
 	RetireAfter time.Duration
 	// MaxFrameBytes bounds a frame's payload (default and maximum
 	// wire.MaxFrameBytes). Send refuses larger messages and the receiver
@@ -290,6 +296,11 @@ type Transport struct {
 
 	sent, received, dropped, reconnects, cut, unsent atomic.Uint64
 
+	// instance is this transport's random ID, sent with every stream it
+	// opens (instanceKey): a stream that reconnects takes over the reply
+	// routes of this transport's earlier stream (back.go).
+	instance string
+
 	// onLinkDown, if set (by tests, before the first Send), is called each
 	// time a link's stream fails to open or breaks.
 	onLinkDown func(addr string, err error)
@@ -334,6 +345,7 @@ func New(cfg Config) (*Transport, error) {
 		serveDone: make(chan struct{}),
 		line:      newDelayLine(),
 		rt:        routeTable{routes: map[string]*backLink{}},
+		instance:  newInstanceID(),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.linkWG.Add(1)

@@ -46,7 +46,9 @@
 // owns its reply route on that node until the connection closes or the
 // session ends (the client sends a transportpb.Goodbye): frames from that
 // ID on any other connection are dropped, so a client cannot receive the
-// replies of a session another client holds. A reply for a session whose
+// replies of a session another client holds (a reconnection of the same
+// client process takes its sessions over at once, see the transport's
+// "Replies"). A reply for a session whose
 // connection has closed is dropped at once (counted as session_gone).
 //
 // # Limits
