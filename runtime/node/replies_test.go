@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/causeway/causeway/cluster"
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/transport"
 	"github.com/causeway/causeway/wire/fullreppb"
@@ -193,5 +196,37 @@ func TestSessionQueueBound(t *testing.T) {
 	h.unqueue("a/c2")
 	if len(h.queued) != 0 {
 		t.Errorf("counts left behind: %v", h.queued)
+	}
+}
+
+// TestRepliesToACutDatacenterAreDropped: with cut_out towards c, a reply
+// to a session of c is dropped when it is sent (counted in the link
+// state's dropped_out); a reply to a session of b with no connection is
+// dropped as session_gone, and nothing dials anything.
+func TestRepliesToACutDatacenterAreDropped(t *testing.T) {
+	cfg := planLocal3(t, "cops")
+	tr, err := transport.New(transport.Config{Routable: func(string) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	h := &host{id: "a/s0", log: slog.New(slog.DiscardHandler), book: newAddressBook(cfg, "a"), tr: tr,
+		metrics: newMetrics("a/s0", func() float64 { return 0 }, func() float64 { return 0 })}
+	yes := true
+	h.book.changeLinks(cluster.LinkChange{PeersDC: []string{"c"}, CutOut: &yes})
+	h.send(protocol.Message{From: "a/s0", To: "c/c1-x", Body: &transportpb.Pong{Id: 1}})
+	h.send(protocol.Message{From: "a/s0", To: "b/c2-x", Body: &transportpb.Pong{Id: 2}})
+	if st := h.linkState(); st.DroppedOut != 1 {
+		t.Errorf("dropped_out %d, want the reply to c's session", st.DroppedOut)
+	}
+	var m dto.Metric
+	if err := h.metrics.dropped.WithLabelValues(dropNoRoute).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GetCounter().GetValue(); got != 1 {
+		t.Errorf("session_gone drops %v, want the reply to b's unconnected session", got)
+	}
+	if st := tr.Stats(); st.Links != 0 || st.Sent != 0 {
+		t.Errorf("transport stats %+v: nothing may be dialled or sent", st)
 	}
 }
