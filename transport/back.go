@@ -56,6 +56,9 @@ type backLink struct {
 	peer string
 	// instance is the dialing transport's instance ID ("" if it sent none).
 	instance string
+	// cert is the common name of the dialing peer's verified certificate
+	// ("" without one).
+	cert string
 	// ids are the routes this stream owns, and closed is set once the
 	// stream has ended (both guarded by the table's mu).
 	ids    map[string]struct{}

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
@@ -42,6 +43,7 @@ func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
 		}
 	}
 	back := t.newBackLink(peerAddr, instance)
+	back.cert = peerCertName(stream.Context())
 	// Receiving blocks, so it runs apart and the handler can return as soon
 	// as the transport closes; returning ends the stream, which ends the
 	// receiving goroutine. Close waits for it (the server waits for
@@ -93,6 +95,11 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string, back *bac
 		case <-t.closing:
 			return nil
 		default:
+		}
+		if t.cfg.Sender != nil && !t.cfg.Sender(from, back.cert) {
+			t.dropped.Add(1)
+			t.log.Warn("transport: dropped a frame whose sender the connection's certificate does not vouch for", "peer", peerAddr, "from", from, "cert", back.cert)
+			continue
 		}
 		if !t.route(back, from, to, msg) {
 			continue
@@ -191,3 +198,17 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // Name implements encoding.CodecV2: on the wire, frames are protobuf.
 func (rawCodec) Name() string { return grpcproto.Name }
+
+// peerCertName is the common name of the verified certificate the dialing
+// peer of a stream presented, or "".
+func peerCertName(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return ""
+	}
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return ""
+	}
+	return ti.State.VerifiedChains[0][0].Subject.CommonName
+}

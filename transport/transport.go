@@ -115,7 +115,11 @@
 // With Config.TLS and Config.ClientTLS set, both directions use TLS; set
 // ClientAuth to tls.RequireAndVerifyClientCert in Config.TLS for mutual TLS,
 // so that only processes holding a certificate from the deployment's CA can
-// send frames. With both nil the transport is insecure (tests, loopback).
+// send frames. Config.Sender then binds the sender named in each frame to
+// the certificate of the stream it came on (a node accepts frames from a
+// node ID only from that node's certificate, so a client's certificate
+// cannot forge them). With both nil the transport is insecure (tests,
+// loopback).
 package transport
 
 import (
@@ -224,6 +228,13 @@ type Config struct {
 	// the client sessions, not the other nodes, which it reaches by
 	// address. Nil gives no sender a route.
 	Routable func(from string) bool
+	// Sender, if set, says whether a frame from node ID from may arrive on
+	// an incoming stream whose dialing peer presented a verified
+	// certificate with common name peer (empty without TLS, or without a
+	// client certificate). A frame it refuses is dropped (Stats.Dropped)
+	// and logged. A node uses it so that only the holder of a node's
+	// certificate can send as that node (see "Security").
+	Sender func(from, peer string) bool
 	// MaxRoutes bounds the reply routes, that is the client sessions
 	// connected at once (default DefaultMaxRoutes). A frame from one more
 	// is not handed to the Handler: the transport answers it with a

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/causeway/causeway/certs"
 	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/transport"
+	"github.com/causeway/causeway/wire/fullreppb"
 )
 
 // TestHTTPSTrustBoundary runs a tls cluster with the admin endpoints on:
@@ -111,5 +114,41 @@ func TestMetricsInsecure(t *testing.T) {
 		if w.Code != tcase.want {
 			t.Errorf("metrics insecure %v, %s without a certificate: %d %s, want %d", tcase.insecure, tcase.path, w.Code, strings.TrimSpace(w.Body.String()), tcase.want)
 		}
+	}
+}
+
+// TestClientCannotForgeANode: on a tls cluster a client holding the
+// client certificate that sends a replication message as node b/s0 has it
+// dropped: the write never becomes readable.
+func TestClientCannotForgeANode(t *testing.T) {
+	tc := newCluster(t, "cops")
+	tc.useTLS()
+	tc.start()
+	ctx, cancel := context.WithTimeout(context.Background(), patience) // a hang guard
+	defer cancel()
+	clientTLS, err := certs.ClientConfig(tc.cfg.CertsDir, cluster.ClientCertName, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := transport.New(transport.Config{ClientTLS: clientTLS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	for _, id := range []string{"a/s0", "a/s1"} {
+		if err := forger.Send(tc.cfg.Node(id).Addr, "b/s0", id, &fullreppb.Replicate{Key: "forged", Value: []byte("evil"), Version: 1 << 40}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := tc.session("a", DialOptions{OpTimeout: 2 * time.Second})
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		if v, found, err := alice.Get(ctx, "forged"); err == nil && found {
+			t.Fatalf("a forged replication was applied: %q", v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(tc.logs.String(), "does not vouch for") {
+		t.Error("the nodes did not log the forged sender")
 	}
 }

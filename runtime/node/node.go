@@ -292,6 +292,11 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		// their addresses.
 		Routable:  func(from string) bool { return !book.isNode(protocol.NodeID(from)) },
 		MaxRoutes: opts.MaxSessions,
+		// With tls only a node's own certificate may send as that node: a
+		// client's certificate cannot forge node-to-node messages.
+		Sender: func(from, peer string) bool {
+			return !cfg.TLS || !book.isNode(protocol.NodeID(from)) || peer == from
+		},
 	}
 	// Always set: the link controls may add delay without wan_delay.
 	tcfg.Delay = book.delay
