@@ -121,7 +121,7 @@ torture-live:
 	@set -e; rc=0; for p in $(TORTURE_PROTOCOLS); do \
 		d=$(TORTURE_DIR)/$$p; rm -rf $$d; mkdir -p $$d; \
 		echo "== torture-live: $$p on local3 in $$d"; \
-		bin/causeway cluster up --dir $$d --topology local3 --protocol $$p >/dev/null; \
+		bin/causeway cluster up --dir $$d --topology local3 --protocol $$p --tls >/dev/null; \
 		bin/causeway nemesis --cluster $$d --history $$d/history.jsonl || rc=1; \
 		bin/causeway cluster down --dir $$d >/dev/null || rc=1; \
 	done; exit $$rc

@@ -123,6 +123,20 @@ var (
 	// ErrEmptyValue is returned when writing an empty value: a read could
 	// not tell it from a key that was never written.
 	ErrEmptyValue = errors.New("empty value (reads cannot tell it from a missing key)")
+	// ErrKeyTooLarge means a key is over node.MaxKeyBytes (4 KiB); the
+	// error names the limit and nothing was sent.
+	ErrKeyTooLarge = node.ErrKeyTooLarge
+	// ErrValueTooLarge means a value is over node.MaxValueBytes (1 MiB);
+	// the error names the limit and nothing was sent.
+	ErrValueTooLarge = node.ErrValueTooLarge
+	// ErrTooManyKeys means a transaction is over node.MaxTxnKeys keys or
+	// node.MaxTxnBytes bytes; nothing was sent.
+	ErrTooManyKeys = node.ErrTooManyKeys
+	// ErrRefused means a node refused the operation because one of its
+	// limits was hit (too many sessions on the node, too many requests
+	// of the session queued there, a key or value over its limit); the
+	// error names the limit. The session has ended: start a new one.
+	ErrRefused = node.ErrRefused
 	// ErrBadToken means a session token could not be used: it is damaged,
 	// was taken on another cluster, or was made by a store running
 	// another protocol. It is
@@ -302,6 +316,9 @@ func (s *Session) do(ctx context.Context, req protocol.Request, what string) (pr
 		return protocol.Reply{}, fmt.Errorf("%s: %w", what, ErrClosed)
 	}
 	if err := CheckKeys(req); err != nil {
+		return protocol.Reply{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := node.CheckLimits(req); err != nil {
 		return protocol.Reply{}, fmt.Errorf("%s: %w", what, err)
 	}
 	rep, err := s.conn.Do(ctx, req)

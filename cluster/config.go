@@ -15,9 +15,6 @@
 //	certs_dir: /abs/dir/certs   # required when tls is true (causeway certs)
 //	wan_delay: true             # emulate the topology's one-way delays (default true)
 //	epoch: 2026-11-23T10:00:00Z # origin of the nodes' clocks (optional)
-//	clients:
-//	  listen: 127.0.0.1:0       # where client processes receive replies (default)
-//	  advertise: client1        # host the nodes send replies to (optional, see below)
 //	nodes:
 //	  - {id: a/s0, addr: 127.0.0.1:40001, http: 127.0.0.1:40002, data: /abs/dir/data/a_s0}
 //	  - {id: a/s1, addr: a-s1:7000, http: a-s1:8080, bind: 0.0.0.0, data: /var/lib/causeway/a_s1}
@@ -38,13 +35,9 @@
 // that does not stand for a fixed local address, such as a container
 // whose IP address may change when it restarts or reconnects (deploy/).
 //
-// A client process listens on clients.listen and writes in its session
-// IDs the address the nodes send their replies to (see runtime/node): the
-// listening address itself, except that clients.advertise, when set,
-// replaces its host, and that a client listening on every interface
-// (0.0.0.0 or ::) with no advertise gives this machine's host name
-// (os.Hostname), which must then resolve to it from the nodes: in Docker
-// Compose, a service whose hostname is its service name (deploy/).
+// A client process only dials: the nodes send its replies back on its own
+// connections (see runtime/node), so it listens on no port and needs no
+// address in this file.
 //
 // With wan_delay, every process delays each frame it sends by the one-way
 // delay (RTT/2) between its datacenter and the destination's (see
@@ -96,13 +89,8 @@ import (
 const FileName = "cluster.yaml"
 
 // ClientCertName is the certificate (in certs_dir) that client processes
-// use when tls is true. Clients also serve (nodes send replies to them),
-// so it must be a node certificate: `causeway certs --nodes …,client`.
+// present when tls is true.
 const ClientCertName = "client"
-
-// DefaultClientListen is where a client process receives replies when
-// clients.listen is not set: any free loopback port.
-const DefaultClientListen = "127.0.0.1:0"
 
 // Config is the content of cluster.yaml.
 type Config struct {
@@ -123,25 +111,12 @@ type Config struct {
 	WANDelay bool `yaml:"wan_delay"`
 	// Epoch is the zero of the nodes' clock (zero: the Unix epoch).
 	Epoch time.Time `yaml:"epoch,omitempty"`
-	// Clients configures client processes.
-	Clients Clients `yaml:"clients,omitempty"`
 	// Nodes lists every server node of Protocol on Topology.
 	Nodes []Node `yaml:"nodes"`
 	// Topology is the full topology the cluster runs on, validated (as
 	// topology.Parse, topology.Preset and Parse return it). Validate does
 	// not modify it, so a Config may be shared by goroutines.
 	Topology *topology.Topology `yaml:"topology"`
-}
-
-// Clients configures the client side.
-type Clients struct {
-	// Listen is the address a client process receives replies on (empty:
-	// DefaultClientListen). A fixed port allows one client process at a
-	// time.
-	Listen string `yaml:"listen,omitempty"`
-	// Advertise, if set, is the host the nodes send a client's replies
-	// to, with the port the client listens on (see ClientAdvertiseAddr).
-	Advertise string `yaml:"advertise,omitempty"`
 }
 
 // Node is one server node of the cluster.
@@ -197,41 +172,6 @@ func (c *Config) NodeIDs() []string {
 		ids[i] = n.ID
 	}
 	return ids
-}
-
-// ClientListen returns the address client processes listen on.
-func (c *Config) ClientListen() string {
-	if c.Clients.Listen == "" {
-		return DefaultClientListen
-	}
-	return c.Clients.Listen
-}
-
-// ClientAdvertiseAddr returns the address the nodes send replies to for a
-// client whose transport listens on listen (as given to it, so maybe port
-// 0) and got the address actual (with the port chosen): actual's port on
-// clients.advertise if set, else on os.Hostname() if listen's host is
-// unspecified (0.0.0.0, ::, or empty), else actual itself.
-func (c *Config) ClientAdvertiseAddr(listen, actual string) (string, error) {
-	_, port, err := net.SplitHostPort(actual)
-	if err != nil {
-		return "", fmt.Errorf("cluster: client address %q: %w", actual, err)
-	}
-	if c.Clients.Advertise != "" {
-		return net.JoinHostPort(c.Clients.Advertise, port), nil
-	}
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return "", fmt.Errorf("cluster: client listen address %q: %w", listen, err)
-	}
-	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
-		return actual, nil
-	}
-	name, err := os.Hostname()
-	if err != nil || name == "" {
-		return "", fmt.Errorf("cluster: client listens on %s, and with no clients.advertise the host name is needed: %v", listen, err)
-	}
-	return net.JoinHostPort(name, port), nil
 }
 
 // Stem is the file name stem of node id: id with "/" replaced by "_" (as
@@ -447,16 +387,6 @@ func (c *Config) Validate() error {
 	}
 	if c.TLS && c.CertsDir == "" {
 		bad("certs_dir: required when tls is true")
-	}
-	if c.Clients.Listen != "" {
-		if err := checkAddr(c.Clients.Listen, true); err != nil {
-			bad("clients.listen: %v", err)
-		}
-	}
-	if c.Clients.Advertise != "" {
-		if err := checkHost(c.Clients.Advertise); err != nil {
-			bad("clients.advertise: %v", err)
-		}
 	}
 	if len(c.Nodes) == 0 {
 		bad("nodes: none listed")

@@ -57,7 +57,6 @@ func TestPlan(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	cfg, dir := plan(t, "cops")
 	cfg.TLS, cfg.CertsDir, cfg.WANDelay = true, filepath.Join(dir, "certs"), false
-	cfg.Clients.Listen = "127.0.0.1:7999"
 	path := filepath.Join(dir, cluster.FileName)
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)
@@ -79,9 +78,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !got.Epoch.Equal(cfg.Epoch) || got.Topology.RTT("a", "c") != cfg.Topology.RTT("a", "c") {
 		t.Errorf("loaded epoch %v rtt %v; saved %v %v", got.Epoch, got.Topology.RTT("a", "c"), cfg.Epoch, cfg.Topology.RTT("a", "c"))
-	}
-	if got.ClientListen() != "127.0.0.1:7999" {
-		t.Errorf("ClientListen = %s", got.ClientListen())
 	}
 }
 
@@ -109,16 +105,12 @@ func TestRelativePathsAndDefaults(t *testing.T) {
 	if !got.WANDelay {
 		t.Error("wan_delay absent: want the default true")
 	}
-	if got.ClientListen() != cluster.DefaultClientListen {
-		t.Errorf("ClientListen = %s", got.ClientListen())
-	}
 }
 
 // TestValidationErrors edits a valid file and checks that each mistake is
 // reported with the field it is in.
 func TestValidationErrors(t *testing.T) {
 	cfg, _ := plan(t, "cops")
-	cfg.Clients.Listen = "127.0.0.1:0"
 	data, err := cfg.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +132,7 @@ func TestValidationErrors(t *testing.T) {
 		{"no protocol", strings.Replace(good, "protocol: cops\n", "", 1), "protocol: missing"},
 		{"unknown protocol", strings.Replace(good, "protocol: cops", "protocol: copz", 1), `protocol: unknown protocol "copz"`},
 		{"tls without certs", strings.Replace(good, "tls: false", "tls: true", 1), "certs_dir: required"},
-		{"bad client listen", strings.Replace(good, "listen: 127.0.0.1:0", "listen: nowhere", 1), "clients.listen"},
+		{"clients (no longer a field)", good + "clients:\n  listen: 127.0.0.1:0\n", "clients"},
 		{"no topology", good[:strings.Index(good, "topology:")], "topology: missing"},
 		{"bad topology", strings.Replace(good, "a-c: 120", "a-c: -1", 1), "rtt_ms"},
 		{"node of another protocol", strings.Replace(good, "id: "+n0.ID, "id: a/front0", 1), `nodes[0].id: "a/front0" is not a node`},
@@ -197,32 +189,7 @@ func TestBindAndAdvertise(t *testing.T) {
 		t.Errorf("bind ::: listen on %s", n.ListenAddr())
 	}
 
-	host, err := os.Hostname()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ advertise, listen, actual, want string }{
-		{"", "127.0.0.1:0", "127.0.0.1:4567", "127.0.0.1:4567"},
-		{"", "localhost:0", "127.0.0.1:4567", "127.0.0.1:4567"},
-		{"", "0.0.0.0:0", "[::]:4567", host + ":4567"},
-		{"", "[::]:4567", "[::]:4567", host + ":4567"},
-		{"", ":0", "[::]:4567", host + ":4567"},
-		{"client", "0.0.0.0:0", "[::]:4567", "client:4567"},
-		{"client", "127.0.0.1:0", "127.0.0.1:4567", "client:4567"},
-		{"fd00::1", "[::]:0", "[::]:4567", "[fd00::1]:4567"},
-	} {
-		cfg.Clients.Advertise = tc.advertise
-		got, err := cfg.ClientAdvertiseAddr(tc.listen, tc.actual)
-		if err != nil || got != tc.want {
-			t.Errorf("advertise %q, listen %s, actual %s: %q, %v; want %q", tc.advertise, tc.listen, tc.actual, got, err, tc.want)
-		}
-	}
-	if _, err := cfg.ClientAdvertiseAddr("0.0.0.0:0", "nonsense"); err == nil {
-		t.Error("ClientAdvertiseAddr of a malformed address: no error")
-	}
-
 	// The fields survive a round trip, and bad values are reported.
-	cfg.Clients.Listen, cfg.Clients.Advertise = "0.0.0.0:0", "client"
 	n.Bind = "0.0.0.0"
 	path := filepath.Join(dir, cluster.FileName)
 	if err := cfg.Save(path); err != nil {
@@ -232,8 +199,8 @@ func TestBindAndAdvertise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := got.Node(n.ID); g.Bind != "0.0.0.0" || g.Addr != "a-s0:7000" || got.Clients.Advertise != "client" {
-		t.Errorf("loaded bind %q addr %q advertise %q", g.Bind, g.Addr, got.Clients.Advertise)
+	if g := got.Node(n.ID); g.Bind != "0.0.0.0" || g.Addr != "a-s0:7000" {
+		t.Errorf("loaded bind %q addr %q", g.Bind, g.Addr)
 	}
 	if got.Node(cfg.Nodes[1].ID).Bind != "" {
 		t.Error("a node without bind got one")
@@ -246,7 +213,6 @@ func TestBindAndAdvertise(t *testing.T) {
 	for _, tc := range []struct{ from, to, want string }{
 		{"bind: 0.0.0.0", "bind: 0.0.0.0:7000", "nodes[0].bind"},
 		{"bind: 0.0.0.0", "bind: a b", "nodes[0].bind"},
-		{"advertise: client", "advertise: client:9000", "clients.advertise"},
 	} {
 		text := strings.Replace(good, tc.from, tc.to, 1)
 		if text == good {

@@ -65,12 +65,20 @@ func eachNodeAt(ctx context.Context, cfg *Config, path string, req func(id strin
 			calls = append(calls, call{n, method, body})
 		}
 	}
-	hc := &http.Client{Timeout: linkTimeout}
 	out := make([]NodeLinks, len(calls))
+	hc, err := cfg.HTTPClient(linkTimeout)
+	if err != nil {
+		for i, c := range calls {
+			out[i] = NodeLinks{ID: c.n.ID, Err: err}
+		}
+		return out
+	}
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		out[i].ID = c.n.ID
-		wg.Go(func() { out[i].State, out[i].Err = adminRequest(ctx, hc, c.method, c.n, path, c.body) })
+		wg.Go(func() {
+			out[i].State, out[i].Err = adminRequest(ctx, hc, c.method, c.n, cfg.NodeURL(c.n, path), path, c.body)
+		})
 	}
 	wg.Wait()
 	return out
@@ -78,8 +86,7 @@ func eachNodeAt(ctx context.Context, cfg *Config, path string, req func(id strin
 
 // adminRequest makes one request to node n's admin endpoint path; for
 // AdminLinksPath it returns the node's LinkState.
-func adminRequest(ctx context.Context, hc *http.Client, method string, n Node, path string, body any) (*LinkState, error) {
-	url := "http://" + n.HTTP + path
+func adminRequest(ctx context.Context, hc *http.Client, method string, n Node, url, path string, body any) (*LinkState, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -114,7 +121,7 @@ func adminRequest(ctx context.Context, hc *http.Client, method string, n Node, p
 		}
 		return &st, nil
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("node %s does not serve %s: it runs without the admin endpoint (causeway server --admin; cluster up passes it)", n.ID, url)
+		return nil, fmt.Errorf("node %s does not serve %s: it runs without the admin endpoint (causeway server --admin; cluster up passes it with --tls or --admin)", n.ID, url)
 	}
 	var e struct {
 		Error string `json:"error"`

@@ -178,7 +178,12 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 	if timeout <= 0 {
 		timeout = DefaultUpTimeout
 	}
-	if err := waitReady(ctx, dir, nodes, procs, timeout); err != nil {
+	hc, err := cfg.HTTPClient(time.Second)
+	if err != nil {
+		stopStarted()
+		return nil, err
+	}
+	if err := waitReady(ctx, dir, cfg, hc, nodes, procs, timeout); err != nil {
 		stopStarted()
 		return nil, err
 	}
@@ -212,8 +217,7 @@ func prepare(dir string, opts UpOptions) (cfg *Config, created bool, err error) 
 			}
 			cfg.CertsDir = filepath.Join(abs, "certs")
 			if _, err := os.Stat(filepath.Join(cfg.CertsDir, certs.CAName+".key")); errors.Is(err, fs.ErrNotExist) {
-				names := append(cfg.NodeIDs(), ClientCertName)
-				if err := certs.Generate(cfg.CertsDir, certs.Options{Nodes: names}); err != nil {
+				if err := certs.Generate(cfg.CertsDir, certs.Options{Nodes: cfg.NodeIDs(), Clients: []string{ClientCertName, AdminCertName}}); err != nil {
 					return nil, false, fmt.Errorf("cluster: %w", err)
 				}
 			}
@@ -295,9 +299,8 @@ func startNode(dir, cfgPath, id string, command, env []string) (*proc, error) {
 
 // waitReady polls the /healthz of every node of nodes until all answer
 // 200. A node in procs that exits fails the wait at once.
-func waitReady(ctx context.Context, dir string, nodes []Node, procs map[string]*proc, timeout time.Duration) error {
+func waitReady(ctx context.Context, dir string, cfg *Config, hc *http.Client, nodes []Node, procs map[string]*proc, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	hc := &http.Client{Timeout: time.Second}
 	ready := map[string]bool{}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
@@ -314,7 +317,7 @@ func waitReady(ctx context.Context, dir string, nodes []Node, procs map[string]*
 				default:
 				}
 			}
-			if healthy(ctx, hc, n.HTTP) {
+			if healthy(ctx, hc, cfg.NodeURL(n, "/healthz")) {
 				ready[n.ID] = true
 			}
 		}
@@ -328,8 +331,8 @@ func waitReady(ctx context.Context, dir string, nodes []Node, procs map[string]*
 					if ctx.Err() != nil {
 						why = ctx.Err().Error()
 					}
-					return fmt.Errorf("cluster: node %s not ready (%s: http://%s/healthz does not answer ok); the end of %s:\n%s",
-						n.ID, why, n.HTTP, LogPath(dir, n.ID), tail(LogPath(dir, n.ID)))
+					return fmt.Errorf("cluster: node %s not ready (%s: %s does not answer ok); the end of %s:\n%s",
+						n.ID, why, cfg.NodeURL(n, "/healthz"), LogPath(dir, n.ID), tail(LogPath(dir, n.ID)))
 				}
 			}
 		}
@@ -347,9 +350,9 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// healthy reports whether http://addr/healthz answers 200.
-func healthy(ctx context.Context, hc *http.Client, addr string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
+// healthy reports whether url (a node's /healthz) answers 200.
+func healthy(ctx context.Context, hc *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
 	}
@@ -481,7 +484,10 @@ func Status(ctx context.Context, dir string) (*Config, []NodeStatus, error) {
 		return nil, nil, err
 	}
 	out := make([]NodeStatus, len(cfg.Nodes))
-	hc := &http.Client{Timeout: time.Second}
+	hc, err := cfg.HTTPClient(time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
 	var wg sync.WaitGroup
 	for i, n := range cfg.Nodes {
 		out[i] = NodeStatus{ID: n.ID, Addr: n.Addr, HTTP: n.HTTP}
@@ -489,8 +495,8 @@ func Status(ctx context.Context, dir string) (*Config, []NodeStatus, error) {
 			out[i].PID = pid
 		}
 		wg.Go(func() {
-			out[i].Up = healthy(ctx, hc, n.HTTP)
-			out[i].Info, _ = nodeInfo(ctx, hc, n.HTTP)
+			out[i].Up = healthy(ctx, hc, cfg.NodeURL(n, "/healthz"))
+			out[i].Info, _ = nodeInfo(ctx, hc, cfg.NodeURL(n, StatusPath))
 			switch {
 			case out[i].Up:
 				out[i].Health = HealthUp

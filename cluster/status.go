@@ -42,8 +42,8 @@ const (
 )
 
 // nodeInfo asks the node at addr for its status.
-func nodeInfo(ctx context.Context, hc *http.Client, addr string) (*NodeInfo, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+StatusPath, nil)
+func nodeInfo(ctx context.Context, hc *http.Client, url string) (*NodeInfo, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}

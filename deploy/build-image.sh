@@ -15,7 +15,7 @@ ctx=$here/.build/image
 
 command -v docker >/dev/null || { echo "build-image: docker is not installed" >&2; exit 1; }
 rm -rf "$ctx"
-mkdir -p "$ctx/rootfs/tmp" "$ctx/rootfs/var/lib/causeway"
+mkdir -p "$ctx/rootfs/tmp" "$ctx/rootfs/var/lib/causeway" "$ctx/rootfs/etc/causeway/certs"
 echo "build-image: static linux binaries (CGO_ENABLED=0) into ${ctx#"$root"/}"
 # GOOS=linux: the image's platform, whatever the host's.
 (cd "$root" && CGO_ENABLED=0 GOOS=linux "${GO:-go}" build -trimpath -ldflags='-s -w' -o "$ctx/" ./cmd/causeway ./deploy/pause)

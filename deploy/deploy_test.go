@@ -31,8 +31,12 @@ type composeFile struct {
 	Volumes  map[string]any `yaml:"volumes"`
 }
 
-// mountedConfig is where every container finds cluster.yaml.
-const mountedConfig = "./cluster.yaml:/etc/causeway/cluster.yaml:ro"
+// mountedConfig is where every container finds cluster.yaml, and
+// mountedCerts where the nodes and the client find the certificates.
+const (
+	mountedConfig = "./cluster.yaml:/etc/causeway/cluster.yaml:ro"
+	mountedCerts  = "certs:/etc/causeway/certs:ro"
+)
 
 func TestComposeMatchesClusterFile(t *testing.T) {
 	cfg, err := cluster.Load("cluster.yaml")
@@ -47,9 +51,6 @@ func TestComposeMatchesClusterFile(t *testing.T) {
 	got, _ := cfg.Topology.Marshal()
 	if cfg.Protocol != "cops" || string(got) != string(want) {
 		t.Errorf("cluster.yaml runs %s on\n%s\nwant cops on the local3 preset\n%s", cfg.Protocol, got, want)
-	}
-	if host, _, err := net.SplitHostPort(cfg.ClientListen()); err != nil || net.ParseIP(host) == nil || !net.ParseIP(host).IsUnspecified() || cfg.Clients.Advertise != "" {
-		t.Errorf("clients: listen %s advertise %q; want every interface and the host name advertised", cfg.ClientListen(), cfg.Clients.Advertise)
 	}
 
 	data, err := os.ReadFile("compose.yaml")
@@ -82,8 +83,8 @@ func TestComposeMatchesClusterFile(t *testing.T) {
 			t.Errorf("service %s: command %q, want %q", name, s.Command, wantCmd)
 		}
 		dataVolume := name + ":" + path.Dir(n.Data)
-		if !slices.Contains(s.Volumes, mountedConfig) || !slices.Contains(s.Volumes, dataVolume) {
-			t.Errorf("service %s: volumes %q, want %q and %q", name, s.Volumes, mountedConfig, dataVolume)
+		if !slices.Contains(s.Volumes, mountedConfig) || !slices.Contains(s.Volumes, dataVolume) || !slices.Contains(s.Volumes, mountedCerts) {
+			t.Errorf("service %s: volumes %q, want %q, %q and %q", name, s.Volumes, mountedConfig, dataVolume, mountedCerts)
 		}
 		if _, ok := cf.Volumes[name]; !ok {
 			t.Errorf("volume %s is not declared", name)
@@ -96,10 +97,40 @@ func TestComposeMatchesClusterFile(t *testing.T) {
 	if !ok {
 		t.Fatal("no client service")
 	}
-	if c.Hostname != "client" || !slices.Equal(c.Entrypoint, []string{"/usr/local/bin/pause"}) || !slices.Contains(c.Volumes, mountedConfig) {
+	if c.Hostname != "client" || !slices.Equal(c.Entrypoint, []string{"/usr/local/bin/pause"}) ||
+		!slices.Contains(c.Volumes, mountedConfig) || !slices.Contains(c.Volumes, mountedCerts) {
 		t.Errorf("client: hostname %q entrypoint %q volumes %q", c.Hostname, c.Entrypoint, c.Volumes)
 	}
-	if len(cf.Services) != len(cfg.Nodes)+1 {
-		t.Errorf("%d services, want one per node and the client", len(cf.Services))
+	if len(cf.Services) != len(cfg.Nodes)+2 {
+		t.Errorf("%d services, want one per node, the client and certs", len(cf.Services))
+	}
+
+	// TLS: the certs service makes, once, a certificate for every node
+	// valid for its service name, and the client and admin certificates.
+	if !cfg.TLS || cfg.CertsDir != "/etc/causeway/certs" {
+		t.Errorf("cluster.yaml: tls %v certs_dir %q, want tls in /etc/causeway/certs", cfg.TLS, cfg.CertsDir)
+	}
+	cs, ok := cf.Services["certs"]
+	if !ok {
+		t.Fatal("no certs service")
+	}
+	flags := map[string]string{}
+	for i := 0; i+1 < len(cs.Command); i++ {
+		if strings.HasPrefix(cs.Command[i], "--") {
+			flags[cs.Command[i]] = cs.Command[i+1]
+		}
+	}
+	if len(cs.Command) == 0 || cs.Command[0] != "certs" || flags["--dir"] != cfg.CertsDir || !slices.Contains(cs.Command, "--if-missing") ||
+		flags["--clients"] != cluster.ClientCertName+","+cluster.AdminCertName || !slices.Contains(cs.Volumes, "certs:"+cfg.CertsDir) {
+		t.Errorf("certs service: command %q volumes %q", cs.Command, cs.Volumes)
+	}
+	nodes, hosts := strings.Split(flags["--nodes"], ","), strings.Split(flags["--hosts"], ",")
+	for _, n := range cfg.Nodes {
+		if !slices.Contains(nodes, n.ID) || !slices.Contains(hosts, strings.ReplaceAll(n.ID, "/", "-")) {
+			t.Errorf("certs service: node %s missing from --nodes %q or its service name from --hosts %q", n.ID, nodes, hosts)
+		}
+	}
+	if !slices.Contains(hosts, "localhost") {
+		t.Errorf("certs service: --hosts %q lacks localhost, the name every process checks a node's certificate against", hosts)
 	}
 }

@@ -177,10 +177,11 @@ wait_healthy "start"
 
 step "4/9 workload: causeway bench for $bench_duration in its own container (${BENCH_CPUS:-0.5} CPU), recording a history"
 # One run for the whole test: a history must hold every write its reads can
-# see (values are unique within a run, not across runs). Its container is
-# reachable as "bench", the host name its sessions give the nodes.
+# see (values are unique within a run, not across runs). It mounts the
+# cluster's certificates (the compose project's volume "certs"): the
+# cluster runs with tls: true.
 docker run -d --name "$bench_name" --hostname bench --network "$network" --network-alias bench \
-	--cpus "${BENCH_CPUS:-0.5}" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" "$CAUSEWAY_IMAGE" \
+	--cpus "${BENCH_CPUS:-0.5}" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" -v "${project}_certs:$cfg/certs:ro" "$CAUSEWAY_IMAGE" \
 	bench --cluster "$cfg" --duration "$bench_duration" --clients 3 --ceiling=0s \
 	--history /tmp/history.jsonl --json >/dev/null
 bench_start=$SECONDS

@@ -17,6 +17,10 @@ import (
 // failure and is never part of an assertion.
 const patience = 10 * time.Second
 
+// dialOnly as Config.Self makes start build a transport that does not
+// listen, as a client process's.
+const dialOnly = "dial-only"
+
 // delivery is one Handler call.
 type delivery struct {
 	from, to string
@@ -72,8 +76,11 @@ type node struct {
 // end of the test.
 func start(t *testing.T, name string, cfg Config) *node {
 	t.Helper()
-	if cfg.Self == "" {
+	switch cfg.Self {
+	case "":
 		cfg.Self = "127.0.0.1:0"
+	case dialOnly:
+		cfg.Self = ""
 	}
 	n := &node{inbox: make(chan delivery, 4096), logs: &logRecorder{t: t, name: name}}
 	cfg.Logger = slog.New(n.logs)

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/causeway/causeway/wire/transportpb"
 )
@@ -193,7 +194,7 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 	sctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := context.AfterFunc(t.ctx, cancel)
-	st, err := transportpb.NewTransportClient(l.conn).Link(sctx)
+	st, err := transportpb.NewTransportClient(l.conn).Link(metadata.AppendToOutgoingContext(sctx, instanceKey, t.instance))
 	if !stop() {
 		return 0, t.ctx.Err()
 	}
@@ -207,17 +208,20 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 		l.down = false
 	}
 
-	// The peer sends nothing back: Recv returns only when the stream ends,
-	// which is how a broken stream is noticed while the link is idle.
+	// The peer sends back the frames for the node IDs this stream carried
+	// frames from (Reply): they go to the Handler, in order. Recv also
+	// notices a broken stream while the link is idle.
 	recvDone := make(chan struct{})
 	var recvErr error
 	go func() {
 		defer close(recvDone)
 		for {
-			if _, err := st.Recv(); err != nil {
+			f, err := st.Recv()
+			if err != nil {
 				recvErr = err
 				return
 			}
+			l.deliver(f)
 		}
 	}()
 	defer func() {
@@ -273,4 +277,20 @@ func (l *link) closeStream(st transportpb.Transport_LinkClient, recvDone <-chan 
 		}
 	}
 	return l.t.ctx.Err()
+}
+
+// deliver hands a frame the peer sent back on the link's stream to the
+// Handler, or drops it if it is invalid.
+func (l *link) deliver(f *transportpb.Frame) {
+	t := l.t
+	from, to, msg, err := checkFrame(f, t.cfg.MaxFrameBytes)
+	if err != nil {
+		t.dropped.Add(1)
+		t.log.Warn("transport: dropped invalid frame", "peer", l.addr, "err", err)
+		return
+	}
+	t.received.Add(1)
+	if t.cfg.Handler != nil {
+		t.cfg.Handler(from, to, msg)
+	}
 }

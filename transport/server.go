@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,11 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -26,34 +29,55 @@ type linkServer struct {
 }
 
 // Link receives the frames of one incoming stream until it ends or the
-// transport closes.
+// transport closes, and sends back on it the frames Reply queues for the
+// node IDs it carried frames from.
 func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
 	t := s.t
 	peerAddr := "unknown"
 	if p, ok := peer.FromContext(stream.Context()); ok && p.Addr != nil {
 		peerAddr = p.Addr.String()
 	}
+	instance := ""
+	if md, ok := metadata.FromIncomingContext(stream.Context()); ok {
+		if v := md.Get(instanceKey); len(v) == 1 && len(v[0]) <= 64 {
+			instance = v[0]
+		}
+	}
+	back := t.newBackLink(peerAddr, instance)
+	back.cert = peerCertName(stream.Context())
 	// Receiving blocks, so it runs apart and the handler can return as soon
 	// as the transport closes; returning ends the stream, which ends the
 	// receiving goroutine. Close waits for it (the server waits for
-	// handlers, so this Add happens before Close's Wait).
+	// handlers, so this Add happens before Close's Wait). The writer must
+	// be done before the handler returns: gRPC forbids sending afterwards.
 	done := make(chan error, 1)
 	t.recvWG.Add(1)
 	go func() {
 		defer t.recvWG.Done()
-		done <- t.receive(stream, peerAddr)
+		done <- t.receive(stream, peerAddr, back)
 	}()
+	wctx, stopWriter := context.WithCancel(stream.Context())
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		back.write(wctx, stream.Send)
+	}()
+	var err error
 	select {
-	case err := <-done:
-		return err
+	case err = <-done:
 	case <-t.closing:
-		return status.Error(codes.Unavailable, "transport: closing")
+		err = status.Error(codes.Unavailable, "transport: closing")
 	}
+	stopWriter()
+	<-written
+	t.endBackLink(back)
+	return err
 }
 
 // receive hands the valid frames of stream to the Handler, in order, and
-// drops the others. It returns when the stream ends.
-func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
+// drops the others; it claims reply routes on back for their senders. It
+// returns when the stream ends.
+func (t *Transport) receive(stream grpc.ServerStream, peerAddr string, back *backLink) error {
 	for {
 		var raw rawFrame
 		if err := stream.RecvMsg(&raw); err != nil {
@@ -78,6 +102,14 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string) error {
 			t.log.Warn("transport: a frame for another node: ending the stream so that the sender dials again", "peer", peerAddr, "from", from, "to", to)
 			return status.Errorf(codes.FailedPrecondition, "%s: frame for %s", ErrWrongNode.Error(), to)
 		}
+		if t.cfg.Sender != nil && !t.cfg.Sender(from, back.cert) {
+			t.dropped.Add(1)
+			t.log.Warn("transport: dropped a frame whose sender the connection's certificate does not vouch for", "peer", peerAddr, "from", from, "cert", back.cert)
+			continue
+		}
+		if !t.route(back, from, to, msg) {
+			continue
+		}
 		t.received.Add(1)
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(from, to, msg)
@@ -100,6 +132,33 @@ func wrongNode(err error) bool {
 	return st.Code() == codes.FailedPrecondition && strings.HasPrefix(st.Message(), ErrWrongNode.Error())
 }
 
+// route claims the reply route to from for back when Config.Routable
+// accepts from, and reports whether the frame goes on to the Handler: not
+// when another connection holds the route, when no route is left (the
+// sender gets a Refusal) or when the frame is a Goodbye (the route is
+// released).
+func (t *Transport) route(back *backLink, from, to string, msg proto.Message) bool {
+	if t.cfg.Routable == nil || !t.cfg.Routable(from) {
+		return true
+	}
+	if _, ok := msg.(*transportpb.Goodbye); ok {
+		t.release(from, back)
+		return false
+	}
+	switch t.claim(from, back) {
+	case claimTaken:
+		t.dropped.Add(1)
+		t.log.Warn("transport: dropped a frame from a node ID another connection holds", "peer", back.peer, "from", from)
+		return false
+	case claimFull:
+		t.dropped.Add(1)
+		t.log.Warn("transport: refused a frame from a new node ID: reply routes exhausted", "peer", back.peer, "from", from, "limit", t.cfg.MaxRoutes)
+		t.refuse(back, from, to, fmt.Sprintf("%s has as many client sessions as it accepts (limit %d)", to, t.cfg.MaxRoutes))
+		return false
+	}
+	return true
+}
+
 // decodeFrame parses and validates one serialized transportpb.Frame whose
 // payload may be at most maxPayload bytes, and decodes its payload.
 func decodeFrame(b []byte, maxPayload int) (from, to string, msg proto.Message, err error) {
@@ -107,6 +166,11 @@ func decodeFrame(b []byte, maxPayload int) (from, to string, msg proto.Message, 
 	if err := proto.Unmarshal(b, &f); err != nil {
 		return "", "", nil, fmt.Errorf("transport: malformed frame: %w", err)
 	}
+	return checkFrame(&f, maxPayload)
+}
+
+// checkFrame validates a parsed frame and decodes its payload.
+func checkFrame(f *transportpb.Frame, maxPayload int) (from, to string, msg proto.Message, err error) {
 	if err := checkIDs(f.GetFrom(), f.GetTo()); err != nil {
 		return "", "", nil, err
 	}
@@ -155,3 +219,17 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // Name implements encoding.CodecV2: on the wire, frames are protobuf.
 func (rawCodec) Name() string { return grpcproto.Name }
+
+// peerCertName is the common name of the verified certificate the dialing
+// peer of a stream presented, or "".
+func peerCertName(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return ""
+	}
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return ""
+	}
+	return ti.State.VerifiedChains[0][0].Subject.CommonName
+}

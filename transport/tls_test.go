@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +137,30 @@ func TestMutualTLS(t *testing.T) {
 	}
 	if st := b.Stats(); st.Received != 4 {
 		t.Errorf("b received %d frames, want only a's 4", st.Received)
+	}
+}
+
+// TestSenderBoundToCertificate: with Config.Sender, a frame claiming to
+// come from a node is taken only on a stream whose peer holds that node's
+// certificate; a client's certificate can send as its sessions, not as
+// the node.
+func TestSenderBoundToCertificate(t *testing.T) {
+	ca := newCA(t, "causeway test CA")
+	srvServer, srvClient := mtls(ca.issue(t, "dc2/s0"), ca)
+	nodeServer, nodeClient := mtls(ca.issue(t, "dc1/s0"), ca)
+	_, clientClient := mtls(ca.issue(t, "client"), ca)
+	srv := start(t, "srv", Config{TLS: srvServer, ClientTLS: srvClient, Sender: func(from, peer string) bool {
+		return from != "dc1/s0" || peer == "dc1/s0"
+	}})
+	node := start(t, "node", Config{TLS: nodeServer, ClientTLS: nodeClient})
+	cli := start(t, "cli", Config{Self: dialOnly, ClientTLS: clientClient})
+
+	sendInts(t, node.Transport, srv.Addr(), "dc1/s0", "dc2/s0", 0, 1)
+	srv.expectInts(t, "dc1/s0", 0)
+	sendInts(t, cli.Transport, srv.Addr(), "dc1/s0", "dc2/s0", 666, 667) // forged
+	sendInts(t, cli.Transport, srv.Addr(), "dc1/c1", "dc2/s0", 1, 2)     // its own session
+	srv.expectInts(t, "dc1/c1", 1)
+	if w := strings.Join(srv.logs.warnings(), "\n"); !strings.Contains(w, "does not vouch for") {
+		t.Errorf("no warning about the forged sender; warnings:\n%s", w)
 	}
 }

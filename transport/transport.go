@@ -89,12 +89,37 @@
 // unknown. A cut link (Cut) is not unreachable: it loses frames silently,
 // as a partition does.
 //
+// # Replies
+//
+// A process that only dials (Config.Self empty, as a client process) is
+// still reachable: the serving end of a stream sends frames back on it.
+// When Config.Routable accepts the sender of a frame that arrives on an
+// incoming stream, the stream claims the sender's reply route, and Reply
+// queues frames for that node ID on the stream (FIFO, after the delay
+// Config.Delay gives for the node ID). The first stream to carry a frame
+// from an ID owns its route until the stream ends or the ID sends a
+// transportpb.Goodbye; frames from that ID on any other stream are
+// dropped meanwhile, so one client cannot receive what is meant for a
+// session another client holds; only a stream from the same dialing
+// transport (identified by a random instance ID it sends with each stream,
+// never logged) takes the route over, since that is the client's link
+// reconnecting. A dead connection the peer did not close is noticed by
+// gRPC keepalive within about 15 seconds. When the stream ends, its routes are
+// forgotten and the frames still queued on it dropped: Reply then answers
+// ErrNoRoute at once. Nothing here dials an address a peer names. At most
+// Config.MaxRoutes routes are open; a frame from one more sender is
+// answered with a transportpb.Refusal naming the limit.
+//
 // # Security
 //
 // With Config.TLS and Config.ClientTLS set, both directions use TLS; set
 // ClientAuth to tls.RequireAndVerifyClientCert in Config.TLS for mutual TLS,
 // so that only processes holding a certificate from the deployment's CA can
-// send frames. With both nil the transport is insecure (tests, loopback).
+// send frames. Config.Sender then binds the sender named in each frame to
+// the certificate of the stream it came on (a node accepts frames from a
+// node ID only from that node's certificate, so a client's certificate
+// cannot forge them). With both nil the transport is insecure (tests,
+// loopback).
 package transport
 
 import (
@@ -158,7 +183,9 @@ var ErrUnreachable = errors.New("transport: peer unreachable")
 // Config configures a Transport.
 type Config struct {
 	// Self is the address to listen on, for example "10.0.0.1:7000" or
-	// "127.0.0.1:0" (any free port; Addr reports the one chosen).
+	// "127.0.0.1:0" (any free port; Addr reports the one chosen). Empty
+	// makes a transport that only dials, as a client process's: it gets
+	// frames back on its own streams (see "Replies").
 	Self string
 	// Logger receives link events and dropped frames (default: discard).
 	Logger *slog.Logger
@@ -175,8 +202,8 @@ type Config struct {
 	// RetireAfter is how long a link may stay unable to open a stream
 	// before it is closed, its queued frames dropped (counted in
 	// Stats.Dropped) and its goroutine ended (default DefaultRetireAfter);
-	// the next Send to the address opens a new one. It keeps a node from
-	// retrying forever towards client processes that have exited.
+	// the next Send to the address opens a new one. It keeps a process
+	// from retrying forever towards a peer that is gone.
 	RetireAfter time.Duration
 	// MaxFrameBytes bounds a frame's payload (default and maximum
 	// wire.MaxFrameBytes). Send refuses larger messages and the receiver
@@ -204,6 +231,23 @@ type Config struct {
 	// a peer that cannot be reached, as a client process wants (see
 	// "Failing fast" in the package doc).
 	FailFast bool
+	// Routable, if set, says which senders of incoming frames get a reply
+	// route (see "Replies" in the package doc): a node sets it to accept
+	// the client sessions, not the other nodes, which it reaches by
+	// address. Nil gives no sender a route.
+	Routable func(from string) bool
+	// Sender, if set, says whether a frame from node ID from may arrive on
+	// an incoming stream whose dialing peer presented a verified
+	// certificate with common name peer (empty without TLS, or without a
+	// client certificate). A frame it refuses is dropped (Stats.Dropped)
+	// and logged. A node uses it so that only the holder of a node's
+	// certificate can send as that node (see "Security").
+	Sender func(from, peer string) bool
+	// MaxRoutes bounds the reply routes, that is the client sessions
+	// connected at once (default DefaultMaxRoutes). A frame from one more
+	// is not handed to the Handler: the transport answers it with a
+	// transportpb.Refusal naming the limit.
+	MaxRoutes int
 }
 
 // Stats counts what a Transport did since New.
@@ -229,6 +273,9 @@ type Stats struct {
 	// Unsent counts frames a FailFast transport dropped unwritten because
 	// their link could not open a stream (not those Send refused).
 	Unsent uint64
+	// Routes is the number of open reply routes (connected client
+	// sessions, see Reply).
+	Routes int
 }
 
 // Transport is one process's endpoint: a gRPC server receiving frames and
@@ -251,6 +298,9 @@ type Transport struct {
 	links  map[string]*link
 	closed bool
 
+	// rt holds the reply routes (back.go).
+	rt routeTable
+
 	// ctlMu guards the run-time link controls: delays (SetDelay) and cuts
 	// (Cut, Heal).
 	ctlMu  sync.RWMutex
@@ -265,6 +315,11 @@ type Transport struct {
 
 	sent, received, dropped, reconnects, cut, unsent atomic.Uint64
 
+	// instance is this transport's random ID, sent with every stream it
+	// opens (instanceKey): a stream that reconnects takes over the reply
+	// routes of this transport's earlier stream (back.go).
+	instance string
+
 	// onLinkDown, if set (by tests, before the first Send), is called each
 	// time a link's stream fails to open or breaks.
 	onLinkDown func(addr string, err error)
@@ -272,14 +327,14 @@ type Transport struct {
 
 // New listens on cfg.Self and starts serving.
 func New(cfg Config) (*Transport, error) {
-	if cfg.Self == "" {
-		return nil, errors.New("transport: Config.Self (the listen address) is empty")
-	}
 	if cfg.QueueLimit <= 0 {
 		cfg.QueueLimit = DefaultQueueLimit
 	}
 	if cfg.RetireAfter <= 0 {
 		cfg.RetireAfter = DefaultRetireAfter
+	}
+	if cfg.MaxRoutes <= 0 {
+		cfg.MaxRoutes = DefaultMaxRoutes
 	}
 	if cfg.MaxFrameBytes <= 0 {
 		cfg.MaxFrameBytes = wire.MaxFrameBytes
@@ -291,9 +346,12 @@ func New(cfg Config) (*Transport, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	lis, err := net.Listen("tcp", cfg.Self)
-	if err != nil {
-		return nil, fmt.Errorf("transport: listen on %s: %w", cfg.Self, err)
+	var lis net.Listener
+	if cfg.Self != "" {
+		var err error
+		if lis, err = net.Listen("tcp", cfg.Self); err != nil {
+			return nil, fmt.Errorf("transport: listen on %s: %w", cfg.Self, err)
+		}
 	}
 	t := &Transport{
 		cfg:       cfg,
@@ -305,6 +363,8 @@ func New(cfg Config) (*Transport, error) {
 		closing:   make(chan struct{}),
 		serveDone: make(chan struct{}),
 		line:      newDelayLine(),
+		rt:        routeTable{routes: map[string]*backLink{}},
+		instance:  newInstanceID(),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.linkWG.Add(1)
@@ -323,6 +383,9 @@ func New(cfg Config) (*Transport, error) {
 		grpc.MaxRecvMsgSize(cfg.MaxFrameBytes+frameSlack),
 		grpc.WaitForHandlers(true),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		// A connection that died silently ends its streams, and so frees
+		// their reply routes, within about 15 seconds.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 10 * time.Second, Timeout: 5 * time.Second}),
 	)
 	transportpb.RegisterTransportServer(t.srv, &linkServer{t: t})
 
@@ -341,6 +404,11 @@ func New(cfg Config) (*Transport, error) {
 			MinConnectTimeout: connectTimeout,
 		}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxFrameBytes + frameSlack)),
+	}
+	if lis == nil {
+		close(t.serveDone)
+		return t, nil
 	}
 
 	go func() {
@@ -354,7 +422,13 @@ func New(cfg Config) (*Transport, error) {
 
 // Addr returns the address the transport listens on (with the actual port
 // when Config.Self asked for port 0).
-func (t *Transport) Addr() string { return t.lis.Addr().String() }
+// It is empty for a transport that does not listen (Config.Self empty).
+func (t *Transport) Addr() string {
+	if t.lis == nil {
+		return ""
+	}
+	return t.lis.Addr().String()
+}
 
 // Send encodes msg with wire.Encode and queues it on the link to toAddr,
 // tagged with the sending node from and the receiving node to. It never
@@ -376,15 +450,9 @@ func (t *Transport) Send(toAddr, from, to string, msg proto.Message) error {
 // most once, on a link goroutine, and never for a frame Send refused
 // (its error says so), dropped on a cut link or at Close.
 func (t *Transport) SendTracked(toAddr, from, to string, msg proto.Message, unsent func(error)) error {
-	if err := checkIDs(from, to); err != nil {
-		return err
-	}
-	payload, err := wire.Encode(msg)
+	frame, err := t.frame(from, to, msg)
 	if err != nil {
-		return fmt.Errorf("transport: %w", err)
-	}
-	if len(payload) > t.cfg.MaxFrameBytes {
-		return fmt.Errorf("transport: encoded %T is %d bytes, over the %d-byte limit", msg, len(payload), t.cfg.MaxFrameBytes)
+		return err
 	}
 	if t.IsCut(toAddr) {
 		t.mu.RLock()
@@ -397,7 +465,7 @@ func (t *Transport) SendTracked(toAddr, from, to string, msg proto.Message, unse
 		return nil
 	}
 	f := outFrame{
-		frame:  &transportpb.Frame{Payload: payload, From: from, To: to},
+		frame:  frame,
 		unsent: unsent,
 	}
 	d := t.delayFor(toAddr)
@@ -468,6 +536,7 @@ func (t *Transport) Stats() Stats {
 		Cut:        t.cut.Load(),
 		Unsent:     t.unsent.Load(),
 		Links:      t.linkCount(),
+		Routes:     t.routeCount(),
 	}
 }
 
@@ -495,7 +564,9 @@ func (t *Transport) Close() error {
 		close(t.closing)
 		stopped := make(chan struct{})
 		go func() {
-			t.srv.GracefulStop()
+			if t.srv != nil {
+				t.srv.GracefulStop()
+			}
 			close(stopped)
 		}()
 		grace := time.NewTimer(closeGrace)

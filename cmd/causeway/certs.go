@@ -18,11 +18,12 @@ func certsCmd() *cobra.Command {
 		nodes, clients []string
 		hosts          []string
 		force          bool
+		ifMissing      bool
 		addNodes       []string
 		addClients     []string
 	)
 	cmd := &cobra.Command{
-		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client] [--hosts localhost,127.0.0.1] [--force] | --dir DIR --add-node NAME [--add-client NAME] [--hosts ...]",
+		Use:   "certs --dir DIR [--nodes a/s0,b/s0] [--clients client,admin] [--hosts localhost,127.0.0.1] [--force] | --dir DIR --add-node NAME [--add-client NAME] [--hosts ...]",
 		Short: "Make the mutual-TLS certificates of a live cluster",
 		Long: `Certs makes a private certificate authority and signs with it one
 certificate for every node and client of a live cluster, so that every
@@ -43,7 +44,11 @@ NAME. They last one year.
 With 'tls: true' in cluster.yaml, each node serves with its own NAME.crt and
 NAME.key and accepts only peers whose certificate ca.crt signed; clients
 dial with theirs and accept only a server that ca.crt signed for. Give each
-host ca.crt and only its own pair.
+host ca.crt and only its own pair. The client named "client" is what client
+processes present; the one named "admin" is what the cluster commands
+(cluster up|status|partition|heal|delay|links, the nemesis) present to the
+nodes' HTTPS admin endpoints, which answer no other certificate: give it
+only to operators.
 
 The .key files are secret (written mode 0600): anyone holding a node's
 key can pose as that node, and anyone holding ca.key can mint certificates
@@ -59,9 +64,13 @@ and every other file as they are, so nothing already deployed needs
 reissuing. They refuse a NAME whose files exist unless --force, which then
 replaces only those pairs. Their certificates end no later than the CA.
 
-Exit status: 0 when the files are written, 2 on bad arguments, when DIR
-already holds a CA (without --add-node/--add-client) or holds none (with
-them).`,
+--if-missing does nothing, and exits 0, when DIR already holds a CA: a
+container that makes a deployment's certificates at start (deploy/) runs
+it at every start and makes them once.
+
+Exit status: 0 when the files are written (or, with --if-missing, DIR
+already holds a CA), 2 on bad arguments, when DIR already holds a CA
+(without --add-node/--add-client) or holds none (with them).`,
 		Example: `  causeway certs --dir certs --nodes a/s0,b/s0,c/s0 --clients client
   causeway certs --dir certs --nodes a/s0 --hosts localhost,127.0.0.1,node-a.internal --force
   causeway certs --dir certs --add-node d/s0 --hosts localhost,127.0.0.1,node-d.internal`,
@@ -77,6 +86,10 @@ them).`,
 				return addCerts(cmd.OutOrStdout(), dir, certs.Options{Nodes: addNodes, Clients: addClients, Hosts: hosts, Force: force})
 			}
 			err := certs.Generate(dir, certs.Options{Nodes: nodes, Clients: clients, Hosts: hosts, Force: force})
+			if errors.Is(err, certs.ErrCAExists) && ifMissing {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s already holds a CA: nothing written\n", dir)
+				return nil
+			}
 			if errors.Is(err, certs.ErrCAExists) {
 				return &exitError{2, fmt.Errorf("%s already holds a CA (ca.key); pass --force to replace it and reissue the certificates, after which every certificate the old CA signed is untrusted", dir)}
 			}
@@ -105,9 +118,10 @@ them).`,
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the certificates and keys into (required)")
 	cmd.Flags().StringSliceVar(&nodes, "nodes", nil, "node names, comma-separated (e.g. a/s0,b/s0)")
-	cmd.Flags().StringSliceVar(&clients, "clients", []string{"client"}, "client names, comma-separated")
+	cmd.Flags().StringSliceVar(&clients, "clients", []string{"client", "admin"}, "client names, comma-separated (client for client processes, admin for the cluster commands)")
 	cmd.Flags().StringSliceVar(&hosts, "hosts", nil, "DNS names and IP addresses node certificates are valid for, comma-separated (default localhost,127.0.0.1,::1)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a CA that DIR already holds (with --add-node/--add-client: replace those pairs, never the CA)")
+	cmd.Flags().BoolVar(&ifMissing, "if-missing", false, "do nothing (exit 0) when DIR already holds a CA")
 	cmd.Flags().StringSliceVar(&addNodes, "add-node", nil, "sign a node certificate with DIR's existing CA (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&addClients, "add-client", nil, "sign a client certificate with DIR's existing CA (comma-separated or repeated)")
 	return cmd

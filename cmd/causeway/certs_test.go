@@ -44,6 +44,13 @@ func TestCertsWritesFilesAndRefusesToOverwrite(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(dir, "ca.key")); string(after) != string(caKey) {
 		t.Error("refused second run changed ca.key")
 	}
+	// --if-missing: a run at every container start makes them once.
+	if code, out, _ := causeway(t, append(args, "--if-missing")...); code != 0 || !strings.Contains(out, "nothing written") {
+		t.Errorf("--if-missing on a DIR with a CA: exit %d, %q; want 0 and nothing written", code, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "ca.key")); string(after) != string(caKey) {
+		t.Error("--if-missing changed ca.key")
+	}
 
 	if code, out, errOut := causeway(t, append(args, "--force")...); code != 0 {
 		t.Errorf("--force: exit %d\n%s\n%s", code, out, errOut)

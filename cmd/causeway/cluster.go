@@ -54,10 +54,11 @@ func clusterUpCmd() *cobra.Command {
 	var (
 		dir, topo, proto string
 		tls, wanDelay    bool
+		admin            bool
 		timeout          time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "up --dir DIR [--topology T --protocol P] [--tls] [--wan-delay=false]",
+		Use:   "up --dir DIR [--topology T --protocol P] [--tls] [--admin] [--wan-delay=false]",
 		Short: "Start a local cluster, or restart the one in DIR",
 		Long: `Up starts one 'causeway server' process per node and waits until every
 node answers /healthz.
@@ -65,8 +66,10 @@ node answers /healthz.
 When DIR holds no cluster.yaml, --topology (a preset or a YAML file) and
 --protocol are required: up picks free loopback ports for every node,
 writes DIR/cluster.yaml, and starts the nodes on empty data. With --tls it
-also makes a CA and certificates in DIR/certs (one per node, plus one named
-"client" for client processes), and every connection uses mutual TLS.
+also makes a CA and certificates in DIR/certs (one per node, plus the
+client certificates "client" for client processes and "admin" for the
+cluster commands), every connection uses mutual TLS, and the nodes' http
+addresses serve HTTPS only (see 'causeway server').
 
 When DIR/cluster.yaml exists, up restarts the same nodes on the same ports
 and data; nodes already running are left alone. --topology, --protocol,
@@ -78,8 +81,11 @@ topology's one-way delay (RTT/2) to the destination's datacenter.
 If a node exits or is not ready within --timeout, up stops the nodes it
 started and prints the end of the failing node's log.
 
-The nodes run with 'causeway server --admin': their http addresses (on
-loopback) also take the link changes of cluster partition, heal and delay.
+With --tls the nodes run with 'causeway server --admin': their http
+addresses also take the link changes of cluster partition, heal and delay,
+from the holder of the admin certificate alone. Without --tls those
+endpoints would take them from anyone who reaches the (loopback) port, so
+the nodes serve them only when --admin is given (and log it loudly).
 
 Exit status: 0 when every node is up, 1 when a node failed to start, 2 on
 bad arguments or a cluster file they contradict.`,
@@ -94,8 +100,11 @@ bad arguments or a cluster file they contradict.`,
 			if err != nil {
 				return &exitError{1, fmt.Errorf("cluster up: finding this executable: %w", err)}
 			}
-			opts := cluster.UpOptions{Topology: topo, Protocol: proto, Timeout: timeout,
-				Command: []string{exe, "server", "--admin"}}
+			command := []string{exe, "server"}
+			if admin || tls || existingTLS(dir) {
+				command = append(command, "--admin")
+			}
+			opts := cluster.UpOptions{Topology: topo, Protocol: proto, Timeout: timeout, Command: command}
 			if cmd.Flags().Changed("tls") {
 				opts.TLS = &tls
 			}
@@ -134,6 +143,7 @@ bad arguments or a cluster file they contradict.`,
 	cmd.Flags().StringVar(&proto, "protocol", "", "protocol (required for a new cluster; see causeway protocols)")
 	cmd.Flags().BoolVar(&tls, "tls", false, "mutual TLS between every process (certificates made in DIR/certs)")
 	cmd.Flags().BoolVar(&wanDelay, "wan-delay", true, "emulate the topology's one-way WAN delays")
+	cmd.Flags().BoolVar(&admin, "admin", false, "serve the link controls (cluster partition|heal|delay) without tls, unauthenticated (on with --tls, behind the admin certificate)")
 	cmd.Flags().DurationVar(&timeout, "timeout", cluster.DefaultUpTimeout, "how long to wait for every node to be ready")
 	return cmd
 }
@@ -249,4 +259,12 @@ func pidText(pid int) string {
 		return "-"
 	}
 	return strconv.Itoa(pid)
+}
+
+// existingTLS reports whether dir holds a cluster file that says tls:
+// true (the nodes of a cluster restarted by up then serve the admin
+// endpoints, behind the admin certificate).
+func existingTLS(dir string) bool {
+	cfg, err := cluster.Load(filepath.Join(dir, cluster.FileName))
+	return err == nil && cfg.TLS
 }

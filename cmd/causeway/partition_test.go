@@ -185,7 +185,8 @@ func TestPartitionLiveCluster(t *testing.T) {
 	bin := buildCauseway(t, ctx)
 
 	t.Run("cops", func(t *testing.T) {
-		lc := upCluster(t, ctx, bin, "cops")
+		// With tls: the partition commands present the admin certificate.
+		lc := upCluster(t, ctx, bin, "cops", "--tls")
 		lc.put("a", "x", "x0")
 		lc.eventually("c", "x", "x0", catchUp)
 
@@ -274,7 +275,7 @@ func TestPartitionLiveCluster(t *testing.T) {
 	})
 
 	t.Run("eventual", func(t *testing.T) {
-		lc := upCluster(t, ctx, bin, "eventual", "--wan-delay=false")
+		lc := upCluster(t, ctx, bin, "eventual", "--wan-delay=false", "--admin")
 		lc.put("a", "x", "x0")
 		lc.eventually("c", "x", "x0", catchUp)
 		lc.expect(0, "c: cut", "cluster", "partition", "--dir", lc.dir, "--dc", "c")

@@ -17,8 +17,9 @@ import (
 
 func serverCmd() *cobra.Command {
 	var (
-		cfgPath, nodeID string
-		noSync, admin   bool
+		cfgPath, nodeID             string
+		noSync, admin, metricsInsec bool
+		maxSessions, maxQueued      int
 	)
 	cmd := &cobra.Command{
 		Use:   "server --config cluster.yaml --node NODE",
@@ -30,7 +31,8 @@ SIGTERM or SIGINT.
 The node keeps its data in a Pebble store in its data directory (a node
 restarted on the same directory recovers what it had made durable), talks
 to the other nodes and to clients over gRPC on its addr (mutual TLS when
-the file says tls: true), and serves on its http address:
+the file says tls: true), and serves on its http address (HTTPS only with
+tls: true, see below):
 
   /healthz   200 "ok" once the node has started
   /metrics   Prometheus metrics: messages received and sent by type,
@@ -39,11 +41,27 @@ the file says tls: true), and serves on its http address:
              uptime, data_bytes (what 'causeway cluster status' shows)
   /admin/links  with --admin only: cut and delay the links between this
              node and other datacenters at run time (what 'causeway
-             cluster partition|heal|delay' use)
+             cluster partition|heal|delay' use); /admin/clock likewise
+             skews its clock (the nemesis)
 
---admin has no authentication, even with tls: true; give it only where the
-http address is reachable by trusted hosts alone ('cluster up' gives it:
-its nodes listen on loopback).
+With tls: true the http address is part of the cluster's trust boundary:
+it serves HTTPS only (a plain HTTP request gets no answer), /admin/* answer
+only a client presenting the cluster's "admin" certificate (what the
+cluster commands present), and /healthz, /metrics and /status a client
+presenting any certificate of the cluster's CA. --metrics-insecure opens
+those three to clients without a certificate, over HTTPS still: the usual
+Prometheus setup, which scrapes without a client certificate.
+
+Without tls: true anyone who reaches the http address can use /admin/*:
+the node logs that loudly at start when --admin is given. Give it only
+where the http address is reachable by trusted hosts alone.
+
+Clients reach the node over gRPC on its addr, and the node answers each
+client session on the connection its requests arrived on: it never dials
+a client. --max-sessions bounds the client sessions connected at once and
+--max-queued-per-session the requests one session may have waiting in the
+node's queue; a request over either, or with a key over 4 KiB or a value
+over 1 MiB, is refused with an error naming the limit (docs/formats/limits.md).
 
 It logs JSON lines (log/slog) to stderr.
 
@@ -72,7 +90,8 @@ arguments or a bad cluster file.`,
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			if err := node.RunWithOptions(ctx, cfg, nodeID, logger, node.Options{Sync: !noSync, Admin: admin}); err != nil {
+			if err := node.RunWithOptions(ctx, cfg, nodeID, logger, node.Options{Sync: !noSync, Admin: admin,
+				MetricsInsecure: metricsInsec, MaxSessions: maxSessions, MaxQueuedPerSession: maxQueued}); err != nil {
 				logger.Error("server stopped", "node", nodeID, "err", err)
 				return &exitError{1, err}
 			}
@@ -83,6 +102,9 @@ arguments or a bad cluster file.`,
 	cmd.Flags().StringVar(&cfgPath, "config", "", "the cluster file (cluster.yaml, or the directory holding it)")
 	cmd.Flags().StringVar(&nodeID, "node", "", "the ID of the node to run, e.g. a/s0")
 	cmd.Flags().BoolVar(&noSync, "no-sync", false, "UNSAFE: never fsync (acknowledged writes can be lost to a power failure)")
-	cmd.Flags().BoolVar(&admin, "admin", false, "serve the link controls (/admin/links, unauthenticated) on the http address")
+	cmd.Flags().BoolVar(&admin, "admin", false, "serve the link and clock controls (/admin/*) on the http address (unauthenticated without tls)")
+	cmd.Flags().BoolVar(&metricsInsec, "metrics-insecure", false, "with tls, serve /healthz, /metrics and /status to clients without a certificate (over HTTPS)")
+	cmd.Flags().IntVar(&maxSessions, "max-sessions", node.DefaultMaxSessions, "client sessions connected at once; more are refused")
+	cmd.Flags().IntVar(&maxQueued, "max-queued-per-session", node.DefaultMaxQueuedPerSession, "requests of one session waiting in the node's queue; more are refused")
 	return cmd
 }

@@ -220,7 +220,7 @@ func TestFormatPagesNameEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		fields := yamlFields(typ, map[reflect.Type]bool{})
-		if want := map[string]string{"faults.md": "max_ms", "topology.md": "chain_length", "cluster.md": "advertise", "nemesis.md": "add_ms"}[page]; !slices.Contains(fields, want) {
+		if want := map[string]string{"faults.md": "max_ms", "topology.md": "chain_length", "cluster.md": "bind", "nemesis.md": "add_ms"}[page]; !slices.Contains(fields, want) {
 			t.Fatalf("%s: nested field %s not found among %v", page, want, fields)
 		}
 		for _, f := range fields {

@@ -112,3 +112,32 @@ func FuzzAdminJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAdminWithoutCertificate: on a node serving HTTPS, no request to
+// /admin/* from a client without the admin certificate, whatever its
+// method, path and body, gets anything but 403 or changes the node's
+// links or clock.
+func FuzzAdminWithoutCertificate(f *testing.F) {
+	h, mux := adminHost(f)
+	h.https = true
+	guarded := h.authorize(mux)
+	f.Add(http.MethodPost, "links", `{"peers_dc": ["c"], "cut_out": true, "cut_in": true}`)
+	f.Add(http.MethodPost, "clock", `{"offset_ms": 2000}`)
+	f.Add(http.MethodDelete, "links", ``)
+	f.Add(http.MethodPost, "links/../links", `{"peers_dc": ["b"], "delay_ms": 300}`)
+	f.Add(http.MethodPut, "%2e%2e/admin/links", `{}`)
+	f.Fuzz(func(t *testing.T, method, sub, body string) {
+		req, err := http.NewRequest(method, "http://a-s0"+"/admin/"+sub, strings.NewReader(body))
+		if err != nil {
+			return // not a request a client could send
+		}
+		rec := httptest.NewRecorder()
+		guarded.ServeHTTP(rec, req)
+		if rec.Code != http.StatusForbidden {
+			t.Fatalf("%s /admin/%s %q without a certificate: status %d: %s", method, sub, body, rec.Code, rec.Body)
+		}
+		if len(h.book.linkRules()) != 0 || h.clockOffset().OffsetMS != 0 {
+			t.Fatalf("%s /admin/%s %q without a certificate changed the node: links %+v clock %+v", method, sub, body, h.book.linkRules(), h.clockOffset())
+		}
+	})
+}

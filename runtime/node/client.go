@@ -31,14 +31,10 @@ type DialOptions struct {
 	// OpTimeout is handed to every session: an operation that cannot
 	// complete in time answers with a timeout (default DefaultOpTimeout).
 	OpTimeout time.Duration
-	// Listen is where the client's transport receives replies (default:
-	// the cluster's clients.listen, else any free loopback port). The
-	// cluster's clients.advertise applies to it (see
-	// cluster.Config.ClientAdvertiseAddr).
-	Listen string
-	// CertName names the certificate in the cluster's certs_dir used when
-	// TLS is on (default cluster.ClientCertName). It must be a node
-	// certificate: the client also serves, since nodes send it replies.
+	// CertName names the certificate in the cluster's certs_dir the
+	// client presents when TLS is on (default cluster.ClientCertName).
+	// The client only dials: its replies come back on its own
+	// connections, so it listens on no port.
 	CertName string
 	// Logger receives transport events and dropped frames (default:
 	// discard).
@@ -46,8 +42,9 @@ type DialOptions struct {
 }
 
 // ClientConn is a client process's connection to a cluster in one
-// datacenter: a transport listening for replies and any number of
-// sessions, each a protocol session state machine on its own goroutine.
+// datacenter: a transport that dials the nodes (and gets the replies back
+// on the same streams) and any number of sessions, each a protocol
+// session state machine on its own goroutine.
 // Its methods are safe for concurrent use.
 type ClientConn struct {
 	cfg   *cluster.Config
@@ -58,15 +55,16 @@ type ClientConn struct {
 	book  *addressBook
 	clock clock
 	tr    *transport.Transport
-	// addr is where the nodes send replies (Addr).
-	addr string
-	// tag is random, so that a later process on the same port does not
-	// make the same session IDs.
-	tag uint32
+	// tag is random (128 bits), so that session IDs are not guessed: a
+	// node gives the reply route of a session ID to the first connection
+	// that uses it.
+	tag string
+	// pingID is the sender of the connection's Pings.
+	pingID protocol.NodeID
 
 	mu       sync.Mutex
 	sessions map[protocol.NodeID]*Session
-	pings    map[protocol.NodeID]chan struct{} // outstanding Pings by sender ID
+	pings    map[uint64]chan struct{} // outstanding Pings by ID
 	next     uint64
 	closed   bool
 	wg       sync.WaitGroup
@@ -96,9 +94,6 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 	if opts.OpTimeout <= 0 {
 		opts.OpTimeout = DefaultOpTimeout
 	}
-	if opts.Listen == "" {
-		opts.Listen = cfg.ClientListen()
-	}
 	if opts.CertName == "" {
 		opts.CertName = cluster.ClientCertName
 	}
@@ -110,23 +105,19 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 		cfg: cfg, proto: p, dc: dc, opts: opts, log: log,
 		book:     newAddressBook(cfg, dc),
 		clock:    newClock(cfg.Epoch),
-		tag:      rand.Uint32(),
+		tag:      fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64()),
 		sessions: map[protocol.NodeID]*Session{},
-		pings:    map[protocol.NodeID]chan struct{}{},
+		pings:    map[uint64]chan struct{}{},
 	}
-	var serverTLS, clientTLS *tls.Config
+	c.pingID = SessionID(dc, "p-"+c.tag)
+	var clientTLS *tls.Config
 	if cfg.TLS {
-		if serverTLS, err = certs.ServerConfig(cfg.CertsDir, opts.CertName); err != nil {
-			return nil, fmt.Errorf("node: client certificate: %w", err)
-		}
 		if clientTLS, err = certs.ClientConfig(cfg.CertsDir, opts.CertName, ""); err != nil {
 			return nil, fmt.Errorf("node: client certificate: %w", err)
 		}
 	}
 	tcfg := transport.Config{
-		Self:      opts.Listen,
 		Logger:    log.With("component", "transport"),
-		TLS:       serverTLS,
 		FailFast:  true, // a client answers "unavailable" rather than wait (unavailable.go)
 		ClientTLS: clientTLS,
 		Handler:   c.receive,
@@ -137,17 +128,8 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 	if c.tr, err = transport.New(tcfg); err != nil {
 		return nil, fmt.Errorf("node: client: %w", err)
 	}
-	if c.addr, err = cfg.ClientAdvertiseAddr(opts.Listen, c.tr.Addr()); err != nil {
-		_ = c.tr.Close()
-		return nil, fmt.Errorf("node: %w", err)
-	}
 	return c, nil
 }
-
-// Addr returns the address the nodes send the client's replies to: where
-// its transport listens, or the address it advertises instead
-// (cluster.Config.ClientAdvertiseAddr).
-func (c *ClientConn) Addr() string { return c.addr }
 
 // DC returns the client's datacenter.
 func (c *ClientConn) DC() string { return c.dc }
@@ -155,8 +137,8 @@ func (c *ClientConn) DC() string { return c.dc }
 // Protocol returns the name of the cluster's protocol.
 func (c *ClientConn) Protocol() string { return c.proto.Name() }
 
-// NewSession starts a new session, with ID "DC/c<n>-<tag>@ADDR" (see
-// SessionID).
+// NewSession starts a new session, with ID "DC/c<n>-<tag>" (see
+// SessionID), where tag is 128 random bits drawn by Dial.
 func (c *ClientConn) NewSession() (*Session, error) {
 	return c.startSession(nil)
 }
@@ -183,7 +165,7 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 		return nil, ErrClosed
 	}
 	c.next++
-	id := SessionID(c.dc, fmt.Sprintf("c%d-%08x", c.next, c.tag), c.addr)
+	id := SessionID(c.dc, fmt.Sprintf("c%d-%s", c.next, c.tag))
 	cfg := protocol.SessionConfig{ID: id, Topology: c.cfg.Topology, Rand: newRand(), OpTimeout: c.opts.OpTimeout}
 	var sm protocol.Session
 	if token == nil {
@@ -198,6 +180,7 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 	s := &Session{
 		c:      c,
 		busy:   make(chan struct{}, 1),
+		sentTo: map[protocol.NodeID]bool{},
 		quit:   make(chan struct{}),
 		exited: make(chan struct{}),
 	}
@@ -208,7 +191,10 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 		box:   box,
 		log:   c.log,
 	}
-	s.m.send = func(msg protocol.Message) { c.sendTracked(s.m, msg) }
+	s.m.send = func(msg protocol.Message) {
+		s.sentTo[msg.To] = true
+		c.sendTracked(s.m, msg)
+	}
 	c.sessions[id] = s
 	c.wg.Add(1)
 	go func() {
@@ -218,6 +204,7 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 			c.log.Error("session failed", "session", id, "err", err)
 		}
 		s.err = err
+		c.goodbye(id, s.sentTo)
 		close(s.exited)
 		c.mu.Lock()
 		delete(c.sessions, id)
@@ -246,18 +233,17 @@ func (c *ClientConn) Ping(ctx context.Context, n int) error {
 		return ErrClosed
 	}
 	c.next++
-	id := SessionID(c.dc, fmt.Sprintf("p%d-%08x", c.next, c.tag), c.addr)
-	ch := make(chan struct{})
-	c.pings[id] = ch
 	seq := c.next
+	ch := make(chan struct{})
+	c.pings[seq] = ch
 	c.mu.Unlock()
-	sendVia(c.tr, c.book, c.log, nil, protocol.Message{From: id, To: protocol.NodeID(nodes[n%len(nodes)]), Body: &transportpb.Ping{Id: seq}})
+	sendVia(c.tr, c.book, c.log, nil, protocol.Message{From: c.pingID, To: protocol.NodeID(nodes[n%len(nodes)]), Body: &transportpb.Ping{Id: seq}})
 	select {
 	case <-ch:
 		return nil
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pings, id)
+		delete(c.pings, seq)
 		c.mu.Unlock()
 		return ctx.Err()
 	}
@@ -265,10 +251,10 @@ func (c *ClientConn) Ping(ctx context.Context, n int) error {
 
 // receive is the transport's Handler: it queues a frame for its session.
 func (c *ClientConn) receive(from, to string, msg proto.Message) {
-	if _, ok := msg.(*transportpb.Pong); ok {
+	if p, ok := msg.(*transportpb.Pong); ok {
 		c.mu.Lock()
-		ch := c.pings[protocol.NodeID(to)]
-		delete(c.pings, protocol.NodeID(to))
+		ch := c.pings[p.Id]
+		delete(c.pings, p.Id)
 		c.mu.Unlock()
 		if ch != nil {
 			close(ch)
@@ -282,7 +268,22 @@ func (c *ClientConn) receive(from, to string, msg proto.Message) {
 		c.log.Debug("frame for no open session dropped", "from", from, "to", to, "type", typeName(msg))
 		return
 	}
+	if r, ok := msg.(*transportpb.Refusal); ok {
+		s.m.box.push(input{kind: inRefused, err: fmt.Errorf("node %s: %s", from, r.Reason)})
+		return
+	}
 	s.m.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg})
+}
+
+// goodbye tells every node session id sent to that it has ended, so that
+// they forget its reply route (transportpb.Goodbye). It runs on the
+// session's goroutine once the machine has stopped.
+func (c *ClientConn) goodbye(id protocol.NodeID, sentTo map[protocol.NodeID]bool) {
+	for to := range sentTo {
+		if addr, ok := c.book.addrOf(to); ok {
+			_ = c.tr.Send(addr, string(id), string(to), &transportpb.Goodbye{})
+		}
+	}
 }
 
 // Close ends every session (abandoning their outstanding operations) and
@@ -314,6 +315,9 @@ type Session struct {
 	exited    chan struct{} // closed when the goroutine has returned
 	closeOnce sync.Once
 	err       error // why the goroutine returned; set before exited is closed
+	// sentTo are the nodes the session sent to (owned by its goroutine),
+	// told Goodbye when it ends.
+	sentTo map[protocol.NodeID]bool
 }
 
 // ID returns the session's node ID.
@@ -335,6 +339,9 @@ func (s *Session) ID() protocol.NodeID { return s.m.id }
 // unavailable could take effect later. Later operations fail with the
 // same error; start a new session.
 func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
+	if err := CheckLimits(req); err != nil {
+		return protocol.Reply{}, fmt.Errorf("node: session %s: %v: %w", s.m.id, req.Op, err)
+	}
 	select {
 	case s.busy <- struct{}{}:
 	case <-ctx.Done():

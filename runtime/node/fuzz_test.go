@@ -1,44 +1,43 @@
 package node
 
 import (
-	"net"
-	"strconv"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/wire"
+	"github.com/causeway/causeway/wire/karmapb"
 )
 
-// FuzzSessionAddr: the reply address a node takes from the sender of a
-// frame (any bytes a client sends) is either rejected or a host:port with
-// a host and a port in 1..65535 that SessionID encodes back to itself.
-func FuzzSessionAddr(f *testing.F) {
-	for _, s := range []string{
-		string(SessionID("a", "c1-0000abcd", "127.0.0.1:4567")),
-		"a/x@y@[::1]:80", "a/s0", "a/c1@127.0.0.1", "a/c1@:80", "a/c1@127.0.0.1:99999",
-		"a/c1@h:+80", "a/c1@[::1%eth0]:1", "@h:1", "a@h:1", "/@h:1", "",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, id string) {
-		addr, ok := SessionAddr(protocol.NodeID(id))
-		if !ok {
-			if addr != "" {
-				t.Fatalf("SessionAddr(%q) = %q, false", id, addr)
-			}
+// FuzzClientLimits: whatever frame payload a client sends, the node's
+// size check neither panics nor lets a string over MaxKeyBytes or bytes
+// over MaxValueBytes through, and CheckLimits refuses a request exactly
+// when its key or value is over its limit.
+func FuzzClientLimits(f *testing.F) {
+	put, _ := wire.Encode(&karmapb.ClientPut{ReqId: 1, Session: "a/c1", Key: "k", Value: []byte("v")})
+	f.Add(put, 3, 1)
+	f.Add([]byte{}, MaxKeyBytes+1, 0)
+	f.Add([]byte("\x0a\x00"), 0, MaxValueBytes+1)
+	f.Fuzz(func(t *testing.T, payload []byte, keyLen, valueLen int) {
+		if msg, err := wire.Decode(payload); err == nil {
+			_ = checkClientMessage(msg)
+		}
+		keyLen, valueLen = keyLen%(2*MaxKeyBytes), valueLen%(2*MaxValueBytes)
+		if keyLen < 0 || valueLen < 0 {
 			return
 		}
-		if !strings.HasSuffix(id, "@"+addr) || strings.Contains(addr, "@") {
-			t.Fatalf("SessionAddr(%q) = %q: not what follows the last '@'", id, addr)
+		key, value := strings.Repeat("k", keyLen), make([]byte, valueLen)
+		err := CheckLimits(protocol.Request{Op: protocol.OpPut, Key: key, Value: value})
+		if got, want := errors.Is(err, ErrKeyTooLarge), keyLen > MaxKeyBytes; got != want {
+			t.Fatalf("key of %d bytes: %v", keyLen, err)
 		}
-		host, port, err := net.SplitHostPort(addr)
-		n, perr := strconv.Atoi(port)
-		if err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-			t.Fatalf("SessionAddr(%q) = %q: not host:port with a port in 1..65535", id, addr)
+		if keyLen <= MaxKeyBytes && errors.Is(err, ErrValueTooLarge) != (valueLen > MaxValueBytes) {
+			t.Fatalf("value of %d bytes: %v", valueLen, err)
 		}
-		again, ok := SessionAddr(SessionID("a", "c1", addr))
-		if !ok || again != addr {
-			t.Fatalf("SessionAddr(SessionID(a, c1, %q)) = %q, %v", addr, again, ok)
+		msg := &karmapb.ClientPut{Key: key, Value: value}
+		if why := checkClientMessage(msg); (why == "") != (keyLen <= MaxKeyBytes && valueLen <= MaxValueBytes) {
+			t.Fatalf("key %d value %d bytes: node check %q", keyLen, valueLen, why)
 		}
 	})
 }

@@ -18,11 +18,11 @@ import (
 //
 // A rule applies to every destination of a datacenter, server nodes and
 // client sessions alike (a session's datacenter is in its ID): the
-// address book knows each address's datacenter, cuts the transport's link
-// to every address of a datacenter whose rule says cut_out (including
-// session addresses it learns later), and adds the rule's delay to every
-// frame (delay). cut_in is checked on receipt (host.receive), by the
-// sender's datacenter.
+// address book knows each node address's datacenter and cuts the
+// transport's link to every node of a datacenter whose rule says cut_out;
+// a reply to a session of such a datacenter is dropped when it is sent
+// (host.send). The rule's delay is added to every frame (delay). cut_in
+// is checked on receipt (host.receive), by the sender's datacenter.
 
 // linkRule is the rule of this node's links to one other datacenter.
 type linkRule struct {
@@ -111,11 +111,6 @@ func (b *addressBook) applyCutsLocked(dcs []string) {
 			b.applyCutLocked(addr, dc)
 		}
 	}
-	for addr, dc := range b.sessionDC {
-		if slices.Contains(dcs, dc) {
-			b.applyCutLocked(addr, dc)
-		}
-	}
 }
 
 // linkRules lists the rules by datacenter name.
@@ -180,7 +175,7 @@ func (h *host) linkState() cluster.LinkState {
 		Node:       string(h.id),
 		DC:         h.id.DC(),
 		Links:      h.book.linkRules(),
-		DroppedOut: h.tr.Stats().Cut,
+		DroppedOut: h.tr.Stats().Cut + h.droppedOut.Load(),
 		DroppedIn:  h.droppedIn.Load(),
 	}
 }

@@ -57,6 +57,7 @@ const (
 	inSubmit                   // a client operation for a session
 	inCall                     // a function to run on the machine's goroutine
 	inUnsent                   // a client session's message dropped unwritten
+	inRefused                  // a node refused a client session's frame
 )
 
 // input is one thing queued for a state machine.
@@ -68,7 +69,10 @@ type input struct {
 	reply func(protocol.Reply, error) // of an inSubmit
 	call  func()                      // of an inCall
 	gen   uint64                      // of an inUnsent: the operation's
-	err   error                       // of an inUnsent: why
+	err   error                       // of an inUnsent or inRefused: why
+	// taken, if set, is called when the machine takes the input (the
+	// node host's count of a session's queued frames).
+	taken func()
 }
 
 // inbox is the unbounded queue of a machine's inputs. Pushers (transport
@@ -254,6 +258,9 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 
 // handle hands one input to the state machine and applies its Ready.
 func (m *machine) handle(in input) error {
+	if in.taken != nil {
+		in.taken()
+	}
 	now := m.clock.local()
 	var r protocol.Ready
 	switch in.kind {
@@ -281,6 +288,8 @@ func (m *machine) handle(in input) error {
 	case inUnsent:
 		m.unsentFrame(in.gen, in.err)
 		return m.failOpIfLost()
+	case inRefused:
+		return m.refused(in.err)
 	}
 	if err := m.apply(r); err != nil {
 		return err

@@ -56,12 +56,12 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 		Name: "causeway_queue_depth", Help: "Inputs waiting in the node's queue.", ConstLabels: labels,
 	}, queueDepth)
 	m.replyTracks = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "causeway_client_addresses", Help: "Client addresses the node has sent replies to.", ConstLabels: labels,
+		Name: "causeway_client_sessions", Help: "Client sessions connected to the node (reply routes).", ConstLabels: labels,
 	}, sessionAddrs)
 	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.syncs, m.visible, queue, m.replyTracks, m.incarnation,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every drop reason appears from the start, at zero.
-	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut} {
+	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut, dropNoRoute, dropRefused} {
 		m.dropped.WithLabelValues(r)
 	}
 	return m
@@ -74,6 +74,8 @@ const (
 	dropSendFailed  = "send_failed"         // the transport refused it (queue full, closed)
 	dropQueueClosed = "stopped"             // arrived while the node was stopping
 	dropLinkCut     = "link_cut"            // from a datacenter cut off by the link controls (cut_in)
+	dropNoRoute     = "session_gone"        // a reply for a session whose connection has closed
+	dropRefused     = "refused"             // a client frame over a limit, answered with a Refusal
 )
 
 // typeName is the label of a message's type.

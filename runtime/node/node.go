@@ -29,26 +29,38 @@
 // only reached the operating system's buffers, and a power failure or
 // kernel crash loses them (a crash of the process alone does not).
 //
-// # Addresses
+// # Addresses and replies
 //
 // A message to another server node goes to that node's addr in the
-// cluster file. A client session runs in the client process (Dial), not in
-// the node, so the node must be able to answer a session it has never
-// heard of without any change to the protocols' messages: the session's
-// node ID carries its address. Session IDs have the form
+// cluster file. A client session runs in the client process (Dial), not
+// in the node, and the client process does not listen: it dials the nodes
+// of its datacenter, and a node sends whatever it has for a session back
+// on the stream the session's frames arrived on (transport.Transport.Reply,
+// the transport's "Replies"). A node therefore never opens a connection
+// to an address a client names. Session IDs have the form
 //
-//	DC/c<n>-<random>@HOST:PORT
+//	DC/c<n>-<tag>
 //
-// where HOST:PORT is where the client process's transport receives frames
-// (SessionID, SessionAddr): the address it listens on, or the one it
-// advertises instead (cluster.Config.ClientAdvertiseAddr), such as its
-// container's name when it listens on 0.0.0.0. The node host sends
-// anything addressed to such an ID to the address after the last '@'.
-// The random part keeps a session of a later process that happens to get
-// the same port from receiving replies meant for an earlier one. With TLS
-// only processes holding a certificate of the cluster's CA can send frames
-// at all, so only they can make a node send to an address of their
-// choosing.
+// where tag is 128 random bits drawn when the client process dials
+// (SessionID). The first connection to send a frame from a session ID
+// owns its reply route on that node until the connection closes or the
+// session ends (the client sends a transportpb.Goodbye): frames from that
+// ID on any other connection are dropped, so a client cannot receive the
+// replies of a session another client holds (a reconnection of the same
+// client process takes its sessions over at once, see the transport's
+// "Replies"). A reply for a session whose
+// connection has closed is dropped at once (counted as session_gone).
+//
+// # Limits
+//
+// A node refuses a client session's frame, answering it with a
+// transportpb.Refusal that ends the session's outstanding operation with
+// ErrRefused and names the limit, when a string in it is over MaxKeyBytes
+// or a byte string over MaxValueBytes, when the node already serves
+// Options.MaxSessions sessions (a new session's first frame), or when the
+// session already has Options.MaxQueuedPerSession frames waiting in the
+// node's queue. Clients check the key and value sizes themselves first
+// (CheckLimits), so a well-behaved client never sends such a frame.
 //
 // # WAN emulation
 //
@@ -77,15 +89,6 @@
 // once when a node or client starts and advanced by the monotonic clock,
 // so that processes agree on it and a restarted node's clock continues
 // where the old one left off.
-//
-// # Known limitation
-//
-// The transport keeps an outgoing link, retrying in the background, to
-// every address it has sent to, and has no way to forget one: a node that
-// has answered many short-lived client processes (each on its own port)
-// keeps a link per client address. The causeway_client_addresses gauge
-// shows how many; a fixed clients.listen address in the cluster file
-// avoids the growth.
 package node
 
 import (
@@ -124,12 +127,26 @@ type Options struct {
 	// UNSAFE (acknowledged writes can be lost to a power failure or kernel
 	// crash) and meant only for benchmarks of everything but the disk.
 	Sync bool
-	// Admin serves the link controls (cluster.AdminLinksPath: cut and
-	// delay the WAN links at run time) on the node's http address, which
-	// has no authentication even when the cluster uses TLS: turn it on
-	// only where that address is reachable by trusted hosts alone.
-	// DefaultOptions leaves it off.
+	// Admin serves the link and clock controls (cluster.AdminLinksPath,
+	// cluster.AdminClockPath: cut and delay the WAN links, skew the clock
+	// at run time) on the node's http address. With tls they answer only
+	// a client presenting the cluster.AdminCertName certificate (https.go);
+	// without tls anyone who reaches the address can use them, which the
+	// node logs loudly at start. DefaultOptions leaves it off.
 	Admin bool
+	// MetricsInsecure, with tls, lets clients without a certificate read
+	// /healthz, /metrics and /status (still over HTTPS), as Prometheus is
+	// usually set up: scraping with no client certificate. Without it they
+	// need a certificate of the cluster's CA too.
+	MetricsInsecure bool
+	// MaxSessions bounds the client sessions connected to the node at
+	// once (default DefaultMaxSessions); a frame from one more session is
+	// refused (transportpb.Refusal, ErrRefused at the client).
+	MaxSessions int
+	// MaxQueuedPerSession bounds the frames of one client session waiting
+	// in the node's queue (default DefaultMaxQueuedPerSession); one more
+	// is refused.
+	MaxQueuedPerSession int
 }
 
 // DefaultOptions are the options Run uses: Sync on.
@@ -202,10 +219,22 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		return fmt.Errorf("node %s: %w", nodeID, err)
 	}
 
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxQueuedPerSession <= 0 {
+		opts.MaxQueuedPerSession = DefaultMaxQueuedPerSession
+	}
 	book := newAddressBook(cfg, id.DC())
 	h := &host{id: id, log: log, book: book, sync: opts.Sync, admin: opts.Admin, eng: eng, box: newInbox(),
-		protocol: cfg.Protocol, incarnation: inc, started: time.Now()}
-	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 { return float64(book.sessions()) })
+		protocol: cfg.Protocol, incarnation: inc, started: time.Now(), https: cfg.TLS, metricsInsecure: opts.MetricsInsecure,
+		maxQueued: opts.MaxQueuedPerSession, queued: map[protocol.NodeID]int{}}
+	h.metrics = newMetrics(nodeID, func() float64 { return float64(h.box.len()) }, func() float64 {
+		if h.tr == nil {
+			return 0
+		}
+		return float64(h.tr.Stats().Routes)
+	})
 	h.metrics.incarnation.Set(float64(inc))
 	h.registerDiskGauge()
 	h.m = &machine{
@@ -230,7 +259,13 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 	if err != nil {
 		return fmt.Errorf("node %s: http: %w", nodeID, err)
 	}
-	srv := &http.Server{Handler: h.httpHandler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h.authorize(h.httpHandler()), ReadHeaderTimeout: 5 * time.Second, ConnContext: connContext}
+	if cfg.TLS {
+		hl = tlsOnlyListener{Listener: hl, cfg: httpTLS(serverTLS)}
+	} else if opts.Admin {
+		log.Warn("UNAUTHENTICATED ADMIN ENDPOINTS: this node serves /admin/links and /admin/clock over plain HTTP to anyone who reaches " + self.HTTP +
+			": they can cut or delay every link of the cluster and skew its clock. Run the cluster with tls: true, or keep that address private.")
+	}
 	serveDone := make(chan struct{})
 	go func() {
 		defer close(serveDone)
@@ -257,6 +292,15 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 		// to the wrong process (a restarted container's old address), and
 		// must dial again rather than lose every frame here.
 		Accept: func(to string) bool { return protocol.NodeID(to) == h.id },
+		// Client sessions get reply routes; other nodes are reached by
+		// their addresses.
+		Routable:  func(from string) bool { return !book.isNode(protocol.NodeID(from)) },
+		MaxRoutes: opts.MaxSessions,
+		// With tls only a node's own certificate may send as that node: a
+		// client's certificate cannot forge node-to-node messages.
+		Sender: func(from, peer string) bool {
+			return !cfg.TLS || !book.isNode(protocol.NodeID(from)) || peer == from
+		},
 	}
 	// Always set: the link controls may add delay without wan_delay.
 	tcfg.Delay = book.delay
@@ -301,17 +345,21 @@ func RunWithOptions(ctx context.Context, cfg *cluster.Config, nodeID string, log
 
 // host is the environment of one server node.
 type host struct {
-	id      protocol.NodeID
-	log     *slog.Logger
-	book    *addressBook
-	sync    bool
-	admin   bool // serve the link controls
-	eng     storage.Engine
-	box     *inbox
-	m       *machine
-	tr      *transport.Transport
-	metrics *metrics
-	ready   atomic.Bool
+	id    protocol.NodeID
+	log   *slog.Logger
+	book  *addressBook
+	sync  bool
+	admin bool // serve the link controls
+	// https is whether the http address serves HTTPS (tls), and
+	// metricsInsecure whether it lets clients without a certificate read
+	// the metrics then (https.go).
+	https, metricsInsecure bool
+	eng                    storage.Engine
+	box                    *inbox
+	m                      *machine
+	tr                     *transport.Transport
+	metrics                *metrics
+	ready                  atomic.Bool
 	// protocol, incarnation and started are what /status reports.
 	protocol    string
 	incarnation uint64
@@ -322,6 +370,14 @@ type host struct {
 	// skew is the clock offset set at cluster.AdminClockPath, in
 	// nanoseconds (clockadmin.go).
 	skew atomic.Int64
+	// droppedOut counts replies dropped because their session's
+	// datacenter is cut off (the link controls' cut_out).
+	droppedOut atomic.Uint64
+	// queued counts each client session's frames in box, bounded by
+	// maxQueued (guarded by queuedMu).
+	queuedMu  sync.Mutex
+	queued    map[protocol.NodeID]int
+	maxQueued int
 }
 
 // receive is the transport's Handler: it queues a frame for the node.
@@ -342,9 +398,51 @@ func (h *host) receive(from, to string, msg proto.Message) {
 		h.send(protocol.Message{From: h.id, To: protocol.NodeID(from), Body: &transportpb.Pong{Id: p.Id}})
 		return
 	}
-	if !h.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg}) {
+	in := input{kind: inMessage, from: protocol.NodeID(from), msg: msg}
+	if !h.book.isNode(in.from) {
+		if why := checkClientMessage(msg); why != "" {
+			h.refuse(in.from, "%s: %s", typeName(msg), why)
+			return
+		}
+		if !h.admitQueued(in.from) {
+			h.refuse(in.from, "session has %d frames queued at node %s, the limit", h.maxQueued, h.id)
+			return
+		}
+		in.taken = func() { h.unqueue(in.from) }
+	}
+	if !h.box.push(in) {
 		h.metrics.dropped.WithLabelValues(dropQueueClosed).Inc()
 	}
+}
+
+// admitQueued counts one more queued frame of session id, unless it has
+// maxQueued already.
+func (h *host) admitQueued(id protocol.NodeID) bool {
+	h.queuedMu.Lock()
+	defer h.queuedMu.Unlock()
+	if h.queued[id] >= h.maxQueued {
+		return false
+	}
+	h.queued[id]++
+	return true
+}
+
+// unqueue counts one queued frame of session id less.
+func (h *host) unqueue(id protocol.NodeID) {
+	h.queuedMu.Lock()
+	defer h.queuedMu.Unlock()
+	if h.queued[id]--; h.queued[id] <= 0 {
+		delete(h.queued, id)
+	}
+}
+
+// refuse answers a client session's frame with a Refusal saying why, on
+// the session's connection, and counts the frame as refused.
+func (h *host) refuse(to protocol.NodeID, format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	h.metrics.dropped.WithLabelValues(dropRefused).Inc()
+	h.log.Warn("client frame refused", "session", to, "reason", reason)
+	h.send(protocol.Message{From: h.id, To: to, Body: &transportpb.Refusal{Reason: reason}})
 }
 
 // persist applies a Ready's writes. Writes that ask for a sync are applied
@@ -360,9 +458,34 @@ func (h *host) persist(writes []storage.Write, sync bool) error {
 	return nil
 }
 
-// send hands one message to the transport.
+// send hands one message to the transport: to another node's address,
+// or back on a client session's own connection (never to an address a
+// client names).
 func (h *host) send(m protocol.Message) {
-	sendVia(h.tr, h.book, h.log, h.metrics, m)
+	if h.book.isNode(m.To) {
+		sendVia(h.tr, h.book, h.log, h.metrics, m)
+		return
+	}
+	if !h.book.topo.HasDC(m.To.DC()) {
+		h.metrics.dropped.WithLabelValues(dropUnknownNode).Inc()
+		h.log.Warn("message to a node with no known address dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
+		return
+	}
+	if h.book.rule(m.To.DC()).cutOut {
+		h.droppedOut.Add(1)
+		return
+	}
+	err := h.tr.Reply(string(m.From), string(m.To), m.Body)
+	switch {
+	case err == nil:
+		h.metrics.sent.WithLabelValues(typeName(m.Body)).Inc()
+	case errors.Is(err, transport.ErrNoRoute):
+		h.metrics.dropped.WithLabelValues(dropNoRoute).Inc()
+		h.log.Debug("reply to a disconnected session dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
+	default:
+		h.metrics.dropped.WithLabelValues(dropSendFailed).Inc()
+		h.log.Debug("reply not sent", "from", m.From, "to", m.To, "type", typeName(m.Body), "err", err)
+	}
 }
 
 // sendVia sends m over tr to the address book's address of m.To; metrics
@@ -416,34 +539,16 @@ func (h *host) httpHandler() http.Handler {
 // newRand returns a randomly seeded source for a state machine.
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 
-// SessionID is the node ID of client session name in datacenter dc whose
-// process receives frames at addr: "dc/name@addr". name must not contain
-// '/' or '@'.
-func SessionID(dc, name, addr string) protocol.NodeID {
-	return protocol.MakeNodeID(dc, name+"@"+addr)
+// SessionID is the node ID of client session name in datacenter dc:
+// "dc/name". name must not contain '/'.
+func SessionID(dc, name string) protocol.NodeID {
+	return protocol.MakeNodeID(dc, name)
 }
 
-// SessionAddr returns the address encoded in a session ID (the part after
-// the last '@'), and whether there is a valid one.
-func SessionAddr(id protocol.NodeID) (string, bool) {
-	name := id.Name()
-	i := strings.LastIndexByte(name, '@')
-	if i < 0 {
-		return "", false
-	}
-	addr := name[i+1:]
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return "", false
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return "", false
-	}
-	return addr, true
-}
-
-// addressBook maps node IDs to transport addresses, and addresses to
-// datacenters (for the WAN delay and the link controls, links.go).
+// addressBook maps the cluster's node IDs to transport addresses, and
+// addresses to datacenters (for the WAN delay and the link controls,
+// links.go). Client sessions have no address: replies reach them on
+// their own connections (transport.Transport.Reply).
 type addressBook struct {
 	selfDC string
 	topo   *topology.Topology
@@ -451,9 +556,7 @@ type addressBook struct {
 	nodes  map[protocol.NodeID]string
 	nodeDC map[string]string // node address -> DC
 
-	mu        sync.RWMutex
-	sessionDC map[string]string // session address -> DC, learned on send
-
+	mu sync.Mutex
 	// rules are the link controls' rules by datacenter, replaced (never
 	// modified) under mu; cut, if set, cuts or heals the transport's link
 	// to an address, and is called under mu.
@@ -463,7 +566,7 @@ type addressBook struct {
 
 func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
 	b := &addressBook{selfDC: selfDC, topo: cfg.Topology, wan: cfg.WANDelay, nodes: map[protocol.NodeID]string{},
-		nodeDC: map[string]string{}, sessionDC: map[string]string{}}
+		nodeDC: map[string]string{}}
 	for _, n := range cfg.Nodes {
 		id := protocol.NodeID(n.ID)
 		b.nodes[id] = n.Addr
@@ -472,36 +575,26 @@ func newAddressBook(cfg *cluster.Config, selfDC string) *addressBook {
 	return b
 }
 
-// addrOf returns where to send frames for id.
-func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
-	if a, ok := b.nodes[id]; ok {
-		return a, true
-	}
-	a, ok := SessionAddr(id)
-	if !ok || !b.topo.HasDC(id.DC()) {
-		return "", false
-	}
-	b.mu.RLock()
-	dc, known := b.sessionDC[a]
-	b.mu.RUnlock()
-	if !known || dc != id.DC() {
-		b.mu.Lock()
-		b.sessionDC[a] = id.DC()
-		b.applyCutLocked(a, id.DC())
-		b.mu.Unlock()
-	}
-	return a, true
+// isNode reports whether id is a node of the cluster (not a session).
+func (b *addressBook) isNode(id protocol.NodeID) bool {
+	_, ok := b.nodes[id]
+	return ok
 }
 
-// delay is the one-way WAN delay of a frame sent to addr: the topology's
-// (with wan_delay; inside the datacenter only an intra_dc_rtt_ms the
-// topology sets) plus what the link controls add.
-func (b *addressBook) delay(addr string) time.Duration {
-	dc, ok := b.nodeDC[addr]
-	if !ok {
-		b.mu.RLock()
-		dc, ok = b.sessionDC[addr]
-		b.mu.RUnlock()
+// addrOf returns where to send frames for node id.
+func (b *addressBook) addrOf(id protocol.NodeID) (string, bool) {
+	a, ok := b.nodes[id]
+	return a, ok
+}
+
+// delay is the one-way WAN delay of a frame sent to dest, a node's
+// address or a session's node ID (a reply, transport.Transport.Reply): the
+// topology's (with wan_delay; inside the datacenter only an
+// intra_dc_rtt_ms the topology sets) plus what the link controls add.
+func (b *addressBook) delay(dest string) time.Duration {
+	dc, ok := b.nodeDC[dest]
+	if !ok && strings.Contains(dest, "/") {
+		dc, ok = protocol.NodeID(dest).DC(), b.topo.HasDC(protocol.NodeID(dest).DC())
 	}
 	if !ok {
 		return 0
@@ -511,11 +604,4 @@ func (b *addressBook) delay(addr string) time.Duration {
 		d += b.topo.OneWay(b.selfDC, dc)
 	}
 	return d
-}
-
-// sessions is the number of session addresses learned.
-func (b *addressBook) sessions() int {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return len(b.sessionDC)
 }

@@ -110,3 +110,19 @@ func (m *machine) failOpIfLost() error {
 	cb(protocol.Reply{}, err)
 	return err
 }
+
+// refused ends the outstanding operation, and the session, with a node's
+// Refusal (ErrRefused): the protocol still holds the operation and would
+// send it again, to be refused again. With no operation outstanding the
+// session carries on.
+func (m *machine) refused(why error) error {
+	if m.onReply == nil {
+		m.log.Warn("refusal with no operation outstanding", "session", m.id, "err", why)
+		return nil
+	}
+	err := fmt.Errorf("%w: %w", ErrRefused, why)
+	cb := m.onReply
+	m.onReply = nil
+	cb(protocol.Reply{}, err)
+	return err
+}

@@ -182,6 +182,95 @@ func (x *Pong) GetId() uint64 {
 	return 0
 }
 
+// Refusal is what a node sends a client session, on the session's own
+// connection, instead of handling a frame it will not take: the node has
+// as many sessions as it accepts, the session has as many requests queued
+// at the node as it may, or a key or value is over its size limit. reason
+// names the limit. The client ends the session's outstanding operation
+// with it.
+type Refusal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Refusal) Reset() {
+	*x = Refusal{}
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Refusal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Refusal) ProtoMessage() {}
+
+func (x *Refusal) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Refusal.ProtoReflect.Descriptor instead.
+func (*Refusal) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_transport_v1_transport_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Refusal) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// Goodbye tells a node that the sending client session has ended: the
+// node forgets the session's reply route at once, instead of when the
+// client's connection closes.
+type Goodbye struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Goodbye) Reset() {
+	*x = Goodbye{}
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Goodbye) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Goodbye) ProtoMessage() {}
+
+func (x *Goodbye) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_transport_v1_transport_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Goodbye.ProtoReflect.Descriptor instead.
+func (*Goodbye) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_transport_v1_transport_proto_rawDescGZIP(), []int{4}
+}
+
 var File_proto_causeway_transport_v1_transport_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_transport_v1_transport_proto_rawDesc = "" +
@@ -194,7 +283,10 @@ const file_proto_causeway_transport_v1_transport_proto_rawDesc = "" +
 	"\x04Ping\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x16\n" +
 	"\x04Pong\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id2S\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"!\n" +
+	"\aRefusal\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"\t\n" +
+	"\aGoodbye2S\n" +
 	"\tTransport\x12F\n" +
 	"\x04Link\x12\x1c.causeway.transport.v1.Frame\x1a\x1c.causeway.transport.v1.Frame(\x010\x01B/Z-github.com/causeway/causeway/wire/transportpbb\x06proto3"
 
@@ -210,11 +302,13 @@ func file_proto_causeway_transport_v1_transport_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_transport_v1_transport_proto_rawDescData
 }
 
-var file_proto_causeway_transport_v1_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_proto_causeway_transport_v1_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_proto_causeway_transport_v1_transport_proto_goTypes = []any{
-	(*Frame)(nil), // 0: causeway.transport.v1.Frame
-	(*Ping)(nil),  // 1: causeway.transport.v1.Ping
-	(*Pong)(nil),  // 2: causeway.transport.v1.Pong
+	(*Frame)(nil),   // 0: causeway.transport.v1.Frame
+	(*Ping)(nil),    // 1: causeway.transport.v1.Ping
+	(*Pong)(nil),    // 2: causeway.transport.v1.Pong
+	(*Refusal)(nil), // 3: causeway.transport.v1.Refusal
+	(*Goodbye)(nil), // 4: causeway.transport.v1.Goodbye
 }
 var file_proto_causeway_transport_v1_transport_proto_depIdxs = []int32{
 	0, // 0: causeway.transport.v1.Transport.Link:input_type -> causeway.transport.v1.Frame
@@ -237,7 +331,7 @@ func file_proto_causeway_transport_v1_transport_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_transport_v1_transport_proto_rawDesc), len(file_proto_causeway_transport_v1_transport_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

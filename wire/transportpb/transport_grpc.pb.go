@@ -31,9 +31,12 @@ const (
 //
 // Transport links two Causeway processes.
 type TransportClient interface {
-	// Link is one long-lived stream of frames from a sending process to a
-	// receiving one. Frames on a stream are delivered in order; the server
-	// sends nothing back on it today (the response stream is reserved).
+	// Link is one long-lived stream of frames from a dialing process to a
+	// serving one. Frames on a stream are delivered in order, both ways. The
+	// serving process sends back, on the stream they arrived on, the frames
+	// addressed to the client sessions whose frames the stream carried
+	// (replies travel on the client's own connection; a node never dials a
+	// client).
 	Link(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Frame, Frame], error)
 }
 
@@ -64,9 +67,12 @@ type Transport_LinkClient = grpc.BidiStreamingClient[Frame, Frame]
 //
 // Transport links two Causeway processes.
 type TransportServer interface {
-	// Link is one long-lived stream of frames from a sending process to a
-	// receiving one. Frames on a stream are delivered in order; the server
-	// sends nothing back on it today (the response stream is reserved).
+	// Link is one long-lived stream of frames from a dialing process to a
+	// serving one. Frames on a stream are delivered in order, both ways. The
+	// serving process sends back, on the stream they arrived on, the frames
+	// addressed to the client sessions whose frames the stream carried
+	// (replies travel on the client's own connection; a node never dials a
+	// client).
 	Link(grpc.BidiStreamingServer[Frame, Frame]) error
 	mustEmbedUnimplementedTransportServer()
 }
