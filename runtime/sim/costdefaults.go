@@ -76,6 +76,16 @@ func defaultKinds() map[string]Class {
 		"DepCheck":     ClassControl, // also karma's
 		"DepOK":        ClassControl, // also karma's
 
+		// cassandra (cassandra-*, and c3's datastore).
+		"ClientRead":    ClassClient,
+		"ClientWrite":   ClassClient,
+		"Mutation":      ClassWrite,
+		"MutationAck":   ClassControl,
+		"ReadCmd":       ClassRead,
+		"ReadResp":      ClassControl,
+		"ExecuteWrite":  ClassWrite, // applies held data to the store
+		"WriteExecuted": ClassControl,
+
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,
 		"ClientTxn":     ClassClient,
