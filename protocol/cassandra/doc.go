@@ -3,7 +3,7 @@
 // baselines E-LQ, E-Q and E-EQ, and ChainReaction's Cassandra-E and
 // Cassandra-L (chainreaction.txt §7). Every preset claims only eventual
 // consistency; the checker is expected to catch them where they break
-// causality (see testdata/lq_caught and TestLQCaughtOnAzure).
+// causality (TestLQCaught: on c3-azure9 under random faults, and on local3 without).
 //
 // Placement. A key's replica DCs are its partition's
 // (topology.PartitionDCs: c3.txt Table 2; every DC on a topology without
