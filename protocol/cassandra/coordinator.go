@@ -97,6 +97,7 @@ func (s *Server) mint(now time.Duration) uint64 {
 // acknowledged (or, gated, once the causality layer says so).
 func (s *Server) write(now time.Duration, client protocol.NodeID, b *pb.ClientWrite, r *protocol.Ready) {
 	id, o := s.newOp(now, client, b.ReqId, b.Key, true, Level(b.Level))
+	s.clock = max(s.clock, b.MinVersion>>serverBits)
 	o.version = s.mint(now)
 	mut := &pb.Mutation{Id: id, Key: b.Key, Value: b.Value, Version: o.version, Gated: s.preset.Gated}
 	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(mut)
@@ -104,18 +105,41 @@ func (s *Server) write(now time.Duration, client protocol.NodeID, b *pb.ClientWr
 		panic(err) // a generated message always marshals
 	}
 	r.Write(storage.Write{Kind: storage.Put, Key: hintKey(id), Value: data}, true)
-	h := &hint{mut: mut, unacked: map[protocol.NodeID]bool{}, retry: protocol.SentAt(now)}
+	h := &hint{mut: mut, unacked: map[protocol.NodeID]bool{}, layer: s.preset.Gated, retry: protocol.SentAt(now)}
 	s.hints[id] = h
 	all := o.place.all()
 	for _, to := range all {
 		h.unacked[to] = true
 	}
-	if s.OnWrite != nil {
-		s.OnWrite(now, Write{ID: id, Key: b.Key, Value: b.Value, Version: o.version, Replicas: o.place.replicas}, r)
-	}
 	for _, to := range all {
 		o.asked[to] = true
 		s.send(now, to, mut, r)
+	}
+	if h.layer {
+		// c3.txt §4 (i): the write's information goes to the causality
+		// layer as soon as the data has been sent to the replicas.
+		s.send(now, s.preset.Layer(s.dc), &pb.LayerWrite{Id: id, Key: b.Key, Version: o.version}, r)
+	}
+}
+
+// dropHint forgets a hint every replica (and, gated, the layer) is done
+// with.
+func (s *Server) dropHint(id uint64, h *hint, r *protocol.Ready) {
+	if len(h.unacked) == 0 && !h.layer {
+		delete(s.hints, id)
+		r.Write(storage.Write{Kind: storage.Delete, Key: hintKey(id)}, false)
+	}
+}
+
+// layerDone answers a gated write once its DC's causality layer executed
+// it at a local quorum (c3.txt §3.4: local writes wait for the layer).
+func (s *Server) layerDone(now time.Duration, b *pb.LayerDone, r *protocol.Ready) {
+	if h := s.hints[b.Id]; h != nil && h.mut.Version == b.Version {
+		h.layer = false
+		s.dropHint(b.Id, h, r)
+	}
+	if o := s.ops[b.Id]; o != nil && o.write && o.version == b.Version && !o.done {
+		s.finishWrite(now, b.Id, o, false, r)
 	}
 }
 
@@ -124,17 +148,14 @@ func (s *Server) write(now time.Duration, client protocol.NodeID, b *pb.ClientWr
 func (s *Server) mutationAck(now time.Duration, from protocol.NodeID, b *pb.MutationAck, r *protocol.Ready) {
 	if h := s.hints[b.Id]; h != nil && h.mut.Key == b.Key && h.mut.Version == b.Version {
 		delete(h.unacked, from)
-		if len(h.unacked) == 0 {
-			delete(s.hints, b.Id)
-			r.Write(storage.Write{Kind: storage.Delete, Key: hintKey(b.Id)}, false)
-		}
+		s.dropHint(b.Id, h, r)
 	}
 	o := s.ops[b.Id]
 	if o == nil || !o.write || o.version != b.Version || o.done {
 		return
 	}
 	o.answered[from] = true
-	if s.OnWrite != nil || !o.place.satisfied(o.level, s.dc, o.answered) {
+	if s.preset.Gated || !o.place.satisfied(o.level, s.dc, o.answered) {
 		return
 	}
 	wan := !o.place.satisfied(o.level, s.dc, localOnly(o.answered, s.dc))
@@ -146,16 +167,4 @@ func (s *Server) finishWrite(now time.Duration, id uint64, o *op, wan bool, r *p
 	o.done = true
 	s.send(now, o.client, &pb.ClientReply{ReqId: o.reqID, Version: o.version, Wan: wan}, r)
 	delete(s.ops, id)
-}
-
-// Complete answers the client write id (with an OnWrite hook: when the
-// causality layer reports it executed). It reports whether the write was
-// still waiting.
-func (s *Server) Complete(now time.Duration, id, version uint64, wan bool, r *protocol.Ready) bool {
-	o := s.ops[id]
-	if o == nil || !o.write || o.version != version || o.done {
-		return false
-	}
-	s.finishWrite(now, id, o, wan, r)
-	return true
 }

@@ -50,10 +50,14 @@
 // coordinator) but applies it only once it also holds the layer's
 // ExecuteWrite for the same key and version; it then sends WriteExecuted
 // to the layer (gate.go; c3.txt §4: "a node executes a write only once it
-// has both the data and the label"). The coordinator's Server.OnWrite hook
-// hands the write to the layer, and the client is answered when the layer
-// calls Server.Complete, not on replica acks (§3.4: local writes wait for
-// the layer too).
+// has both the data and the label"). The coordinator sends the write's
+// key and version to its DC's layer (LayerWrite, Preset.Layer) right after
+// the data, resends it with the hint until the layer's LayerDone, and
+// answers the client on LayerDone, not on replica acks (§3.4: local writes
+// wait for the layer too). A session of a gated store passes the highest
+// version it has seen (ClientWrite.min_version) and the coordinator mints
+// above it: LWW timestamps then grow along causality, whatever the skew
+// of the coordinators' clocks.
 //
 // Messages (wire/cassandrapb; sizes are payload bytes, value excluded):
 //
@@ -65,6 +69,8 @@
 //     coordinator (~20 B + key).
 //   - ExecuteWrite: causality layer → local replica; WriteExecuted: replica
 //     → layer (~20 B + key each), only with Preset.Gated.
+//   - LayerWrite: coordinator → its DC's causality layer (~20 B + key);
+//     LayerDone: layer → coordinator (~15 B), only with Preset.Gated.
 //
 // Faults. Replicas sync applied values ("d/key") and held gated data
 // ("g/key@version") before acknowledging; coordinators sync hints ("h/id")

@@ -37,9 +37,12 @@ type Preset struct {
 	// (ChainReaction's single-site Cassandra baselines).
 	Single *Setting
 	// Gated makes replicas apply a write only once a causality layer's
-	// ExecuteWrite for it has arrived too (C3's datastore, c3.txt §4):
-	// see Server.OnWrite for the coordinator's side.
+	// ExecuteWrite for it has arrived too (C3's datastore, c3.txt §4),
+	// and a coordinator hands each write to its DC's layer (LayerWrite)
+	// and answers the client on the layer's LayerDone.
 	Gated bool
+	// Layer names the causality-layer node of a DC (with Gated).
+	Layer func(dc string) protocol.NodeID
 }
 
 // Protocol is a Cassandra-model deployment factory (protocol.Protocol).

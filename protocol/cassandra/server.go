@@ -54,23 +54,6 @@ type Server struct {
 	ops     map[uint64]*op   // client operations in progress, by id
 	hints   map[uint64]*hint // writes not yet acknowledged by every replica
 	ticking bool
-
-	// OnWrite, when set (C3), is called at the coordinator with a client
-	// write it has just sent to the replicas; the write is then answered
-	// only when Complete is called for its id, not on replica acks.
-	OnWrite func(now time.Duration, w Write, r *protocol.Ready)
-}
-
-// Write is a client write as the coordinator sent it to the replicas.
-type Write struct {
-	// ID is the coordinator's id for the write.
-	ID uint64
-	// Key, Value and Version are the write.
-	Key     string
-	Value   []byte
-	Version uint64
-	// Replicas are the replicas it was sent to, DC by DC.
-	Replicas map[string][]protocol.NodeID
 }
 
 // hint is a write its coordinator resends until every replica holds it
@@ -78,7 +61,10 @@ type Write struct {
 type hint struct {
 	mut     *pb.Mutation
 	unacked map[protocol.NodeID]bool
-	retry   protocol.Retry
+	// layer is true while a gated write waits for its DC's causality
+	// layer's LayerDone (the LayerWrite is resent with the hint).
+	layer bool
+	retry protocol.Retry
 }
 
 // op is a client operation in progress at its coordinator.
@@ -130,7 +116,7 @@ func NewServer(preset Preset, cfg protocol.NodeConfig) *Server {
 		if proto.Unmarshal(rec.Value, &m) != nil {
 			return nil // batches are atomic: a torn record cannot exist
 		}
-		s.hints[m.Id] = &hint{mut: &m, unacked: s.replicaSet(m.Key), retry: protocol.SentAt(-resendAfter)}
+		s.hints[m.Id] = &hint{mut: &m, unacked: s.replicaSet(m.Key), layer: m.Gated, retry: protocol.SentAt(-resendAfter)}
 		s.clock = max(s.clock, m.Version>>serverBits)
 		return nil
 	})
@@ -203,6 +189,9 @@ func (s *Server) resend(now time.Duration, r *protocol.Ready) {
 		for _, to := range slices.Sorted(maps.Keys(h.unacked)) {
 			s.send(now, to, h.mut, r)
 		}
+		if h.layer {
+			s.send(now, s.preset.Layer(s.dc), &pb.LayerWrite{Id: id, Key: h.mut.Key, Version: h.mut.Version}, r)
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.ops)) {
 		o := s.ops[id]
@@ -244,6 +233,8 @@ func (s *Server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		if s.gated != nil {
 			s.execute(now, m.From, b, &r)
 		}
+	case *pb.LayerDone:
+		s.layerDone(now, b, &r)
 	}
 	s.armTimer(&r)
 	return r

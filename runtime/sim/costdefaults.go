@@ -85,6 +85,8 @@ func defaultKinds() map[string]Class {
 		"ReadResp":      ClassControl,
 		"ExecuteWrite":  ClassWrite, // applies held data to the store
 		"WriteExecuted": ClassControl,
+		"LayerWrite":    ClassControl,
+		"LayerDone":     ClassControl,
 
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,

@@ -87,12 +87,17 @@ func (x *ClientRead) GetLevel() uint32 {
 }
 
 // ClientWrite asks the session's coordinator to write key at a level.
+// min_version is the highest version the session has seen: the write's
+// version is minted above it (a Lamport clock carried by the session, so
+// that a write is newer than every write in its causal past; 0 for the
+// eventual presets, which use the coordinator's clock alone).
 type ClientWrite struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
 	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
 	Value         []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
 	Level         uint32                 `protobuf:"varint,4,opt,name=level,proto3" json:"level,omitempty"`
+	MinVersion    uint64                 `protobuf:"varint,5,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -151,6 +156,13 @@ func (x *ClientWrite) GetValue() []byte {
 func (x *ClientWrite) GetLevel() uint32 {
 	if x != nil {
 		return x.Level
+	}
+	return 0
+}
+
+func (x *ClientWrite) GetMinVersion() uint64 {
+	if x != nil {
+		return x.MinVersion
 	}
 	return 0
 }
@@ -616,6 +628,124 @@ func (x *WriteExecuted) GetLayerId() uint64 {
 	return 0
 }
 
+// LayerWrite hands a gated client write to the causality layer of the
+// coordinator's DC once its data has been sent to the replicas (c3.txt §4
+// modification (i); Alg. 1's DatastoreWriteLbl). id is the coordinator's
+// write id; the coordinator resends it until LayerDone.
+type LayerWrite struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LayerWrite) Reset() {
+	*x = LayerWrite{}
+	mi := &file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LayerWrite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LayerWrite) ProtoMessage() {}
+
+func (x *LayerWrite) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LayerWrite.ProtoReflect.Descriptor instead.
+func (*LayerWrite) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_cassandra_v1_cassandra_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *LayerWrite) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LayerWrite) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *LayerWrite) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// LayerDone tells the coordinator that its DC's causality layer executed
+// the write at a local quorum: the client may be answered (§3.4).
+type LayerDone struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Version       uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LayerDone) Reset() {
+	*x = LayerDone{}
+	mi := &file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LayerDone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LayerDone) ProtoMessage() {}
+
+func (x *LayerDone) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LayerDone.ProtoReflect.Descriptor instead.
+func (*LayerDone) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_cassandra_v1_cassandra_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *LayerDone) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LayerDone) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 var File_proto_causeway_cassandra_v1_cassandra_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_cassandra_v1_cassandra_proto_rawDesc = "" +
@@ -625,12 +755,14 @@ const file_proto_causeway_cassandra_v1_cassandra_proto_rawDesc = "" +
 	"ClientRead\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
-	"\x05level\x18\x03 \x01(\rR\x05level\"b\n" +
+	"\x05level\x18\x03 \x01(\rR\x05level\"\x83\x01\n" +
 	"\vClientWrite\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x03 \x01(\fR\x05value\x12\x14\n" +
-	"\x05level\x18\x04 \x01(\rR\x05level\"f\n" +
+	"\x05level\x18\x04 \x01(\rR\x05level\x12\x1f\n" +
+	"\vmin_version\x18\x05 \x01(\x04R\n" +
+	"minVersion\"f\n" +
 	"\vClientReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -661,7 +793,15 @@ const file_proto_causeway_cassandra_v1_cassandra_proto_rawDesc = "" +
 	"\rWriteExecuted\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x19\n" +
-	"\blayer_id\x18\x03 \x01(\x04R\alayerIdB/Z-github.com/causeway/causeway/wire/cassandrapbb\x06proto3"
+	"\blayer_id\x18\x03 \x01(\x04R\alayerId\"H\n" +
+	"\n" +
+	"LayerWrite\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\"5\n" +
+	"\tLayerDone\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversionB/Z-github.com/causeway/causeway/wire/cassandrapbb\x06proto3"
 
 var (
 	file_proto_causeway_cassandra_v1_cassandra_proto_rawDescOnce sync.Once
@@ -675,7 +815,7 @@ func file_proto_causeway_cassandra_v1_cassandra_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_cassandra_v1_cassandra_proto_rawDescData
 }
 
-var file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_proto_causeway_cassandra_v1_cassandra_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_proto_causeway_cassandra_v1_cassandra_proto_goTypes = []any{
 	(*ClientRead)(nil),    // 0: causeway.cassandra.v1.ClientRead
 	(*ClientWrite)(nil),   // 1: causeway.cassandra.v1.ClientWrite
@@ -686,6 +826,8 @@ var file_proto_causeway_cassandra_v1_cassandra_proto_goTypes = []any{
 	(*ReadResp)(nil),      // 6: causeway.cassandra.v1.ReadResp
 	(*ExecuteWrite)(nil),  // 7: causeway.cassandra.v1.ExecuteWrite
 	(*WriteExecuted)(nil), // 8: causeway.cassandra.v1.WriteExecuted
+	(*LayerWrite)(nil),    // 9: causeway.cassandra.v1.LayerWrite
+	(*LayerDone)(nil),     // 10: causeway.cassandra.v1.LayerDone
 }
 var file_proto_causeway_cassandra_v1_cassandra_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -706,7 +848,7 @@ func file_proto_causeway_cassandra_v1_cassandra_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_cassandra_v1_cassandra_proto_rawDesc), len(file_proto_causeway_cassandra_v1_cassandra_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
