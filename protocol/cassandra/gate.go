@@ -44,14 +44,19 @@ func (g *gate) recover(st storage.Reader) {
 // its ExecuteWrite is already here.
 func (s *Server) holdGated(now time.Duration, b *pb.Mutation, r *protocol.Ready) {
 	gk := gateKey(b.Key, b.Version)
-	if b.Version <= s.store[b.Key].version || s.gated.data[gk] != nil {
-		return // applied (or superseded) already, or held already
+	if s.gated.data[gk] != nil {
+		return // held already
 	}
 	if o, ok := s.gated.order[gk]; ok {
+		// Its ExecuteWrite came first (or the write is superseded by a
+		// newer version applied meanwhile, which apply ignores).
 		delete(s.gated.order, gk)
 		s.apply(b.Key, b.Value, b.Version, r)
 		s.send(now, o.layer, &pb.WriteExecuted{Key: b.Key, Version: b.Version, LayerId: o.layerID}, r)
 		return
+	}
+	if b.Version <= s.store[b.Key].version {
+		return // applied (or superseded) already
 	}
 	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(&pb.Mutation{Key: b.Key, Value: b.Value, Version: b.Version, Gated: true})
 	if err != nil {
@@ -76,6 +81,7 @@ func (s *Server) execute(now time.Duration, layer protocol.NodeID, b *pb.Execute
 		return
 	}
 	if b.Version <= s.store[b.Key].version {
+		delete(s.gated.order, gk)
 		s.send(now, layer, done, r)
 		return
 	}

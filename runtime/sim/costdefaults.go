@@ -88,6 +88,12 @@ func defaultKinds() map[string]Class {
 		"LayerWrite":    ClassControl,
 		"LayerDone":     ClassControl,
 
+		// c3: labels between causality layers, client migration.
+		"Label":           ClassControl,
+		"LabelAck":        ClassControl,
+		"ClientMigrate":   ClassClient,
+		"MigrateResponse": ClassControl,
+
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,
 		"ClientTxn":     ClassClient,
