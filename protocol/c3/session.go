@@ -18,6 +18,12 @@ const MetricMigrate = "migrate_ms"
 // migrateToken marks the timer that resends a ClientMigrate.
 const migrateToken = 1 << 63
 
+// migrateResend is how long a session waits for a MigrateResponse before
+// it asks again (a lost ClientMigrate, or a layer that crashed before
+// logging the label): a migration may rightly wait for remote labels,
+// and every resend makes one more migrate label.
+const migrateResend = 2 * time.Second
+
 // session is C3's client library (c3.txt §3.3, §3.5, §4): it has a home
 // DC (its NodeID's) and a current DC, migrates automatically before an
 // operation on a key its current DC does not replicate (back home as soon
@@ -98,7 +104,7 @@ func (c *session) route(now time.Duration, r *protocol.Ready) {
 	c.migID++
 	c.migrating, c.migStart, c.migRetry = true, now, protocol.SentAt(now)
 	r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: possible})
-	r.SetTimer(resendAfter, migrateToken|c.migID)
+	r.SetTimer(migrateResend, migrateToken|c.migID)
 }
 
 // possibleDCs are the DCs the pending operation may run at: home when it
@@ -185,10 +191,10 @@ func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
 	if token&migrateToken != 0 {
 		if c.migrating && token&^migrateToken == c.migID && c.pending != nil {
-			if c.migRetry.Due(now, resendAfter, maxBackoff) {
+			if c.migRetry.Due(now, migrateResend, 4*migrateResend) {
 				r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: c.possibleDCs()})
 			}
-			r.SetTimer(resendAfter, token)
+			r.SetTimer(migrateResend, token)
 		}
 		return r
 	}
