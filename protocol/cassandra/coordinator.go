@@ -1,6 +1,7 @@
 package cassandra
 
 import (
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -23,7 +24,7 @@ func (s *Server) newOp(now time.Duration, client protocol.NodeID, reqID uint64, 
 // readTargets are the replicas a read at level l asks first: the local
 // DC's for LocalQuorum, the nearest replica DC's for the count levels
 // (unless it has too few), every replica for Quorum and EachQuorum. An
-// unanswered read asks every replica on its first retransmission.
+// unanswered read asks every replica of its scope (readScope) again.
 func (s *Server) readTargets(o *op) []protocol.NodeID {
 	switch o.level {
 	case LocalQuorum:
@@ -34,6 +35,17 @@ func (s *Server) readTargets(o *op) []protocol.NodeID {
 	near := o.place.replicas[s.topo.Nearest(s.dc, o.place.dcs)]
 	if len(near) >= o.level.count() {
 		return near
+	}
+	return o.place.all()
+}
+
+// readScope lists every replica whose answer a read at o's level counts:
+// the coordinator DC's for LocalQuorum (an answer from another DC could
+// return a write not yet visible here, which C3 must not: c3.txt §4
+// restricts even read repair to the DC), every replica otherwise.
+func (s *Server) readScope(o *op) []protocol.NodeID {
+	if o.level == LocalQuorum {
+		return o.place.replicas[s.dc]
 	}
 	return o.place.all()
 }
@@ -53,7 +65,7 @@ func (s *Server) read(now time.Duration, client protocol.NodeID, b *pb.ClientRea
 // (read repair, which Cassandra does inside a DC).
 func (s *Server) readResp(now time.Duration, from protocol.NodeID, b *pb.ReadResp, r *protocol.Ready) {
 	o := s.ops[b.Id]
-	if o == nil || o.write || o.key != b.Key || o.answered[from] {
+	if o == nil || o.write || o.key != b.Key || o.answered[from] || !slices.Contains(s.readScope(o), from) {
 		return
 	}
 	o.answered[from] = true

@@ -27,8 +27,10 @@
 //   - A read asks the local DC's replicas (LOCAL_QUORUM), the nearest
 //     replica DC's (ONE, TWO, THREE) or every replica (QUORUM,
 //     EACH_QUORUM), and answers with the newest version among the first
-//     replicas to meet the level. An unanswered read is asked of every
-//     replica on its retransmission.
+//     replicas to meet the level. An unanswered read is asked again, on
+//     its retransmission, of every replica its level counts (the local
+//     DC's for LOCAL_QUORUM, whose answers alone it takes; every replica
+//     otherwise).
 //   - Read repair inside a DC: a replica of the coordinator's DC that
 //     answered a read with an older version than the one returned (also
 //     one answering after the client was answered, for readLinger) is sent

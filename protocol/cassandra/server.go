@@ -201,8 +201,9 @@ func (s *Server) resend(now time.Duration, r *protocol.Ready) {
 		case now-o.start > giveUp:
 			delete(s.ops, id)
 		case !o.done && !o.write && o.retry.Due(now, resendAfter, maxBackoff):
-			// An unanswered read is asked of every replica, in every DC.
-			for _, to := range o.place.all() {
+			// An unanswered read is asked of every replica its level
+			// counts.
+			for _, to := range s.readScope(o) {
 				if !o.answered[to] {
 					o.asked[to] = true
 					s.send(now, to, &pb.ReadCmd{Id: id, Key: o.key}, r)
