@@ -18,7 +18,8 @@ import (
 // none). Every label a layer sends to another is numbered on the channel
 // to that layer (Label.seq), logged durably before it is sent, and resent
 // until the receiver acknowledges it; the receiver takes labels in seq
-// order only, each once, logs them durably and acknowledges cumulatively.
+// order only, each once, logs them durably and acknowledges cumulatively
+// (at its next tick).
 // So a layer that crashes after sending a label to some DCs only resends
 // it to the others after its restart, and no DC's ExecutedClock stalls
 // on a label lost with the sender's memory.
@@ -135,7 +136,21 @@ func (y *layer) receiveLabel(now time.Duration, src int, l *pb.Label, r *protoco
 			delete(y.recvBuf[src], seq)
 		}
 	}
-	r.Send(y.id, LayerOf(y.dcs[src]), &pb.LabelAck{Seq: y.recvSeq[src]})
+	y.ackDue[src] = true
+}
+
+// sendAcks acknowledges, once per tick, what each channel delivered since
+// the last tick: one LabelAck per channel and tick rather than one per
+// label, which spares the layer (one node per DC) an input per label at
+// every sender. tickEvery is well under resendAfter, so a delayed ack does
+// not cause a retransmission.
+func (y *layer) sendAcks(r *protocol.Ready) {
+	for src, due := range y.ackDue {
+		if due {
+			y.ackDue[src] = false
+			r.Send(y.id, LayerOf(y.dcs[src]), &pb.LabelAck{Seq: y.recvSeq[src]})
+		}
+	}
 }
 
 // take logs a label in order and enqueues it in WaitingOps[src] (Alg. 1

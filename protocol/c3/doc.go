@@ -93,7 +93,11 @@
 //     without it those DCs would wait for the missing sequence number, and
 //     their ExecutedClock for its id, forever. A receiver logs every label
 //     it takes ("i/") before acknowledging it, and keeps it until
-//     ExecutedClock passes it (a migrate label until it executes).
+//     ExecutedClock passes it and, for a write label, every local target
+//     has executed it (a migrate label until it executes): a layer that
+//     restarts sends ExecuteWrite again to the targets of a passed write
+//     that had not all executed it, which would otherwise hold its data
+//     forever (found by torture's crash-node nemesis on c3-azure9).
 //   - Layer crash and restart: WriteCounter, the channels' counters,
 //     ExecutedClock and both logs are recovered; WaitingOps is rebuilt from
 //     the taken labels not yet passed, in order; CurrentWrites and

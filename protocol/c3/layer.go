@@ -46,12 +46,22 @@ type layer struct {
 	out     []*channel // by destination DC; nil for this DC
 	recvSeq []uint64
 	recvBuf []map[uint64]*pb.Label
+	ackDue  []bool // a LabelAck is due to the source at the next tick
 
 	// Local writes: which coordinator to tell when its label finished.
 	local   map[uint64]writeRef // own label id -> the write
 	byWrite map[writeRef]uint64 // the write -> own label id (dedupes resent LayerWrites)
 
 	ticking bool
+	// passedLogged are the recovered labels ExecutedClock had passed
+	// while their records stayed (Start resumes or deletes them).
+	passedLogged []passedLabel
+}
+
+// passedLabel is a recovered label ExecutedClock has passed.
+type passedLabel struct {
+	src int
+	l   *pb.Label
 }
 
 // writeRef names a coordinator's write.
@@ -69,7 +79,8 @@ type execution struct {
 	version  uint64
 	targets  []protocol.NodeID
 	acked    map[protocol.NodeID]bool
-	finished bool
+	finished bool // at a quorum of targets: FinishedExecuting has run
+	passed   bool // ExecutedClock has passed it
 	retry    protocol.Retry
 }
 
@@ -83,7 +94,7 @@ func newLayer(cfg protocol.NodeConfig, rf int) *layer {
 	n := len(y.dcs)
 	y.executingClock, y.executedClock = make([]uint64, n), make([]uint64, n)
 	y.waitingOps, y.aheadExecuted, y.inSeq = make([][]*pb.Label, n), make([]map[uint64]bool, n), make([]map[uint64]uint64, n)
-	y.out, y.recvSeq, y.recvBuf = make([]*channel, n), make([]uint64, n), make([]map[uint64]*pb.Label, n)
+	y.out, y.recvSeq, y.recvBuf, y.ackDue = make([]*channel, n), make([]uint64, n), make([]map[uint64]*pb.Label, n), make([]bool, n)
 	for i, d := range y.dcs {
 		if d == y.dc {
 			y.self = i
@@ -158,6 +169,10 @@ func (y *layer) recover(st storage.Reader) {
 		slices.SortFunc(ls, func(a, b *pb.Label) int { return compareU64(a.Seq, b.Seq) })
 		for _, l := range ls {
 			if l.Migrate == nil && l.Id <= y.executedClock[src] {
+				// Passed, but kept: a write some targets had not executed
+				// (resumed in Start), or a record whose deletion was lost.
+				y.inSeq[src][l.Id] = l.Seq
+				y.passedLogged = append(y.passedLogged, passedLabel{src, l})
 				continue
 			}
 			y.executingClock[src] = max(y.executingClock[src], l.Id)
@@ -187,6 +202,17 @@ func (y *layer) enqueue(src int, l *pb.Label) {
 // Start implements protocol.Node: resume what was recovered.
 func (y *layer) Start(now time.Duration) protocol.Ready {
 	var r protocol.Ready
+	for _, p := range y.passedLogged {
+		if p.l.Key == "" {
+			y.dropIn(p.src, p.l.Id, &r)
+			continue
+		}
+		// Execute again at every target, without touching the clocks.
+		y.executeWrite(p.src, p.l, &r)
+		e := y.currentWrites[layerID(p.src, p.l.Id)]
+		e.finished, e.passed = true, true
+	}
+	y.passedLogged = nil
 	y.resendLabels(now, &r)
 	y.checkWaitingOps(now, &r)
 	y.armTimer(&r)
@@ -197,7 +223,7 @@ func (y *layer) armTimer(r *protocol.Ready) {
 	if y.ticking {
 		return
 	}
-	busy := len(y.currentWrites) > 0
+	busy := len(y.currentWrites) > 0 || slices.Contains(y.ackDue, true)
 	for _, c := range y.out {
 		busy = busy || (c != nil && len(c.log) > 0)
 	}
@@ -211,6 +237,7 @@ func (y *layer) armTimer(r *protocol.Ready) {
 func (y *layer) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	y.ticking = false
+	y.sendAcks(&r)
 	y.resendLabels(now, &r)
 	for _, lid := range slices.Sorted(maps.Keys(y.currentWrites)) {
 		e := y.currentWrites[lid]
@@ -373,6 +400,17 @@ func (y *layer) writeExecuted(now time.Duration, from protocol.NodeID, b *cpb.Wr
 	}
 	if len(e.acked) == len(e.targets) {
 		delete(y.currentWrites, b.LayerId)
+		if e.passed {
+			y.dropIn(e.src, e.id, r)
+		}
+	}
+}
+
+// dropIn deletes a label's log record.
+func (y *layer) dropIn(src int, id uint64, r *protocol.Ready) {
+	if seq, ok := y.inSeq[src][id]; ok {
+		delete(y.inSeq[src], id)
+		r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, seq)}, false)
 	}
 }
 
@@ -407,9 +445,14 @@ func (y *layer) finishedExecuting(_ time.Duration, src int, id uint64, r *protoc
 	// while the clock that passed it is.
 	putCounter(r, counterKey(prefixExecuted, src), id, false)
 	for _, p := range passed {
-		if seq, ok := y.inSeq[src][p]; ok {
-			delete(y.inSeq[src], p)
-			r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, seq)}, false)
+		// A write some of whose targets have not executed it yet keeps
+		// its record until they have: a layer restarted meanwhile sends
+		// them ExecuteWrite again (recover), else they would hold the
+		// data forever.
+		if e := y.currentWrites[layerID(src, p)]; e != nil {
+			e.passed = true
+			continue
 		}
+		y.dropIn(src, p, r)
 	}
 }
