@@ -18,6 +18,10 @@ const MetricMigrate = "migrate_ms"
 // migrateToken marks the timer that resends a ClientMigrate.
 const migrateToken = 1 << 63
 
+// readToken marks the timer that sends an unanswered read to the next
+// server of the current DC (cassandra.ReadRetry).
+const readToken = 1 << 62
+
 // migrateResend is how long a session waits for a MigrateResponse before
 // it asks again (a lost ClientMigrate, or a layer that crashed before
 // logging the label): a migration may rightly wait for remote labels,
@@ -123,6 +127,7 @@ func (c *session) send(r *protocol.Ready) {
 	req := c.pending
 	if req.Op == protocol.OpGet {
 		r.Send(c.id, c.coord, &cpb.ClientRead{ReqId: c.reqID, Key: req.Key, Level: uint32(cassandra.LocalQuorum)})
+		r.SetTimer(cassandra.ReadRetry, readToken|c.reqID)
 		return
 	}
 	r.Send(c.id, c.coord, &cpb.ClientWrite{ReqId: c.reqID, Key: req.Key, Value: req.Value,
@@ -189,6 +194,13 @@ func (c *session) answer(b *cpb.ClientReply, r *protocol.Ready) {
 // resends.
 func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token&readToken != 0 {
+		if c.pending != nil && !c.migrating && c.pending.Op == protocol.OpGet && token&^readToken == c.reqID {
+			c.coord = cassandra.NextCoordinator(c.topo, c.coord)
+			c.send(&r)
+		}
+		return r
+	}
 	if token&migrateToken != 0 {
 		if c.migrating && token&^migrateToken == c.migID && c.pending != nil {
 			if c.migRetry.Due(now, migrateResend, 4*migrateResend) {
@@ -201,6 +213,7 @@ func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	if c.pending != nil && token == c.reqID {
 		op := c.pending.Op
 		c.pending, c.migrating = nil, false
+		c.coord = cassandra.NextCoordinator(c.topo, c.coord) // it may be down
 		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout, DC: c.cur})
 	}
 	return r

@@ -31,6 +31,28 @@ func Coordinator(t *topology.Topology, id protocol.NodeID) protocol.NodeID {
 	return protocol.MakeNodeID(id.DC(), ServerName(int(h.Sum64()%uint64(t.Servers(id.DC())))))
 }
 
+// NextCoordinator returns the server after coord in its DC (wrapping): a
+// session whose coordinator does not answer a read in ReadRetry asks the
+// next one, as a driver fails over to another node of its DC.
+func NextCoordinator(t *topology.Topology, coord protocol.NodeID) protocol.NodeID {
+	n := t.Servers(coord.DC())
+	for i := 0; i < n; i++ {
+		if ServerName(i) == coord.Name() {
+			return protocol.MakeNodeID(coord.DC(), ServerName((i+1)%n))
+		}
+	}
+	return coord
+}
+
+// ReadRetry is how long a session waits for its coordinator's answer to a
+// read before it sends the read to the next server of the DC (a read can
+// be retried anywhere; a write is not, since a second coordinator would
+// make it a second write).
+const ReadRetry = 500 * time.Millisecond
+
+// readToken marks a session's read-retry timer.
+const readToken = 1 << 62
+
 func newSession(preset Preset, cfg protocol.SessionConfig) *session {
 	return &session{preset: preset, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout,
 		coord: Coordinator(cfg.Topology, cfg.ID)}
@@ -64,6 +86,7 @@ func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	rl, wl := c.preset.Levels(c.topo, c.id.DC(), req.Key)
 	if req.Op == protocol.OpGet {
 		r.Send(c.id, c.coord, &pb.ClientRead{ReqId: c.reqID, Key: req.Key, Level: uint32(rl)})
+		r.SetTimer(ReadRetry, readToken|c.reqID)
 	} else {
 		r.Send(c.id, c.coord, &pb.ClientWrite{ReqId: c.reqID, Key: req.Key, Value: req.Value, Level: uint32(wl)})
 	}
@@ -101,9 +124,19 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 // Tick implements protocol.Node: the operation timeout.
 func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token&readToken != 0 {
+		if c.pending != nil && c.pending.Op == protocol.OpGet && token&^readToken == c.reqID {
+			c.coord = NextCoordinator(c.topo, c.coord)
+			rl, _ := c.preset.Levels(c.topo, c.id.DC(), c.pending.Key)
+			r.Send(c.id, c.coord, &pb.ClientRead{ReqId: c.reqID, Key: c.pending.Key, Level: uint32(rl)})
+			r.SetTimer(ReadRetry, token)
+		}
+		return r
+	}
 	if c.pending != nil && token == c.reqID {
 		op := c.pending.Op
 		c.pending = nil
+		c.coord = NextCoordinator(c.topo, c.coord) // it may be down
 		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout})
 	}
 	return r
