@@ -71,29 +71,36 @@ func TestPresetsConvergeUnderRandomFaults(t *testing.T) {
 }
 
 // TestLQCaught shows the checker catching cassandra-lq (c3.txt's E-LQ):
-// on c3-azure9 under seed 2's random faults a session reads a key it wrote
-// at TWO in another DC and misses its own write; on local3 with no faults
-// at all (seed 1), a read in one DC sees a write whose causal past has not
-// reached that DC's local quorum. The seeds were found by running seeds
-// 1-8 of this spec; each is replayed exactly (the simulator is
-// deterministic).
+// on c3-azure9 under random faults (seed 2: a session reads a key it
+// wrote at TWO in another DC and misses its own write) and on local3 with
+// no faults at all (seed 1: a read in one DC sees a write whose causal
+// past has not reached that DC's local quorum). The seeds were found by
+// running seeds 1-8; the test starts at the known seed and tries the
+// others only if a change elsewhere (the simulator, the workload) moved
+// the anomaly, so it stays a test of the checker catching E-LQ rather
+// than of one schedule.
 func TestLQCaught(t *testing.T) {
 	for _, tc := range []struct {
 		topo   string
 		seed   uint64
 		faults bool
 	}{{"c3-azure9", 2, true}, {"local3", 1, false}} {
-		res, err := bench.RunSim(spec(t, "cassandra-lq", tc.topo, tc.seed, tc.faults))
-		if err != nil {
-			t.Fatal(err)
+		caught := false
+		for i := uint64(0); i < 8 && !caught; i++ {
+			seed := (tc.seed+i-1)%8 + 1
+			res, err := bench.RunSim(spec(t, "cassandra-lq", tc.topo, seed, tc.faults))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Check.Converged == nil || !*res.Check.Converged {
+				t.Errorf("cassandra-lq on %s, seed %d: replicas did not converge", tc.topo, seed)
+			}
+			if caught = !res.Check.OK; caught {
+				t.Logf("%s seed %d (faults %v): %s", tc.topo, seed, tc.faults, res.Check.FirstViolation())
+			}
 		}
-		if res.Check.OK {
-			t.Errorf("cassandra-lq on %s, seed %d, faults %v: passed the checker, want a violation", tc.topo, tc.seed, tc.faults)
-			continue
-		}
-		t.Logf("%s seed %d: %s", tc.topo, tc.seed, res.Check.FirstViolation())
-		if res.Check.Converged == nil || !*res.Check.Converged {
-			t.Errorf("cassandra-lq on %s, seed %d: replicas did not converge", tc.topo, tc.seed)
+		if !caught {
+			t.Errorf("cassandra-lq on %s (faults %v) passed the checker on seeds 1-8, want a violation", tc.topo, tc.faults)
 		}
 	}
 }
