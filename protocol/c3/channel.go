@@ -65,6 +65,11 @@ type channel struct {
 	acked uint64      // every label up to acked is acknowledged
 	log   []*pb.Label // labels after acked, in seq order
 	retry protocol.Retry
+	// catchingUp is set by a retransmission and cleared once the log is
+	// empty: meanwhile every ack that advances sends the next window, so
+	// a backlog (a partition, a restart) drains at a window per round
+	// trip rather than per retransmission interval.
+	catchingUp bool
 }
 
 // sendLabel numbers l on the channel to dest, logs it durably and sends it.
@@ -93,6 +98,21 @@ func (y *layer) labelAck(now time.Duration, dest int, seq uint64, r *protocol.Re
 		c.log = c.log[1:]
 	}
 	c.retry = protocol.SentAt(now)
+	if len(c.log) == 0 {
+		c.catchingUp = false
+	} else if c.catchingUp {
+		y.sendWindow(dest, c, r)
+	}
+}
+
+// sendWindow sends the first maxResend unacknowledged labels to dest.
+func (y *layer) sendWindow(dest int, c *channel, r *protocol.Ready) {
+	for i, l := range c.log {
+		if i == maxResend {
+			break
+		}
+		r.Send(y.id, LayerOf(y.dcs[dest]), l)
+	}
 }
 
 // maxResend bounds the labels one retransmission of a channel sends.
@@ -104,12 +124,8 @@ func (y *layer) resendLabels(now time.Duration, r *protocol.Ready) {
 		if c == nil || len(c.log) == 0 || !c.retry.Due(now, resendAfter, maxBackoff) {
 			continue
 		}
-		for i, l := range c.log {
-			if i == maxResend {
-				break
-			}
-			r.Send(y.id, LayerOf(y.dcs[dest]), l)
-		}
+		c.catchingUp = true
+		y.sendWindow(dest, c, r)
 	}
 }
 
