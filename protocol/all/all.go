@@ -2,6 +2,8 @@ package all
 
 import (
 	// Each import registers one protocol (or, for karma, its variants).
+	_ "github.com/causeway/causeway/protocol/c3"
+	_ "github.com/causeway/causeway/protocol/cassandra"
 	_ "github.com/causeway/causeway/protocol/cops"
 	_ "github.com/causeway/causeway/protocol/eventual"
 	_ "github.com/causeway/causeway/protocol/karma"

@@ -13,6 +13,8 @@ import (
 
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/wire"
+	_ "github.com/causeway/causeway/wire/c3pb"
+	_ "github.com/causeway/causeway/wire/cassandrapb"
 	_ "github.com/causeway/causeway/wire/fullreppb"
 	_ "github.com/causeway/causeway/wire/karmapb"
 )

@@ -76,6 +76,24 @@ func defaultKinds() map[string]Class {
 		"DepCheck":     ClassControl, // also karma's
 		"DepOK":        ClassControl, // also karma's
 
+		// cassandra (cassandra-*, and c3's datastore).
+		"ClientRead":    ClassClient,
+		"ClientWrite":   ClassClient,
+		"Mutation":      ClassWrite,
+		"MutationAck":   ClassControl,
+		"ReadCmd":       ClassRead,
+		"ReadResp":      ClassControl,
+		"ExecuteWrite":  ClassWrite, // applies held data to the store
+		"WriteExecuted": ClassControl,
+		"LayerWrite":    ClassControl,
+		"LayerDone":     ClassControl,
+
+		// c3: labels between causality layers, client migration.
+		"Label":           ClassControl,
+		"LabelAck":        ClassControl,
+		"ClientMigrate":   ClassClient,
+		"MigrateResponse": ClassControl,
+
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,
 		"ClientTxn":     ClassClient,

@@ -1,0 +1,70 @@
+package c3_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/bench"
+	"github.com/causeway/causeway/faults"
+	"github.com/causeway/causeway/protocol"
+	_ "github.com/causeway/causeway/protocol/all"
+	"github.com/causeway/causeway/runtime/sim"
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/workload"
+)
+
+// spec is a short contended run of c3 on topo: few keys, half writes,
+// keys drawn from every partition, so sessions migrate often.
+func spec(t *testing.T, topo string, seed uint64, withFaults bool) bench.SimSpec {
+	t.Helper()
+	p, err := protocol.Lookup("c3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Lookup(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("ycsb-50-50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordCount = 30
+	w.ValueSize = 16
+	s := bench.SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
+		Clients: 2 * len(tp.Datacenters), ServiceTime: 200 * time.Microsecond, Jitter: 10 * time.Millisecond,
+		OpTimeout: 3 * time.Second}
+	if withFaults {
+		s.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, p.Nodes(tp), s.Duration)
+	}
+	return s
+}
+
+// TestPassesUnderRandomFaults runs c3 over seeds with random crashes (of
+// storage servers and layers) and partitions: every history passes the
+// checker, the replicas converge and every layer is quiescent once the
+// faults heal.
+func TestPassesUnderRandomFaults(t *testing.T) {
+	seeds := uint64(8)
+	if testing.Short() {
+		seeds = 2
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		topo := "local3"
+		if seed%2 == 0 {
+			topo = "c3-azure9"
+		}
+		res, err := bench.RunSim(spec(t, topo, seed, seed > 1))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		migrations := res.ProtocolMetrics["migrate_ms_mean"]
+		t.Logf("seed %d on %s: %d ops, migrate_ms mean %.0f, verdict %s", seed, topo, res.Ops, migrations, res.Check.Verdict())
+		if res.Ops < 50 {
+			t.Errorf("seed %d on %s: only %d operations", seed, topo, res.Ops)
+		}
+		if !res.Check.OK {
+			t.Errorf("seed %d on %s: %s", seed, topo, res.Check.FirstViolation())
+		}
+	}
+}
