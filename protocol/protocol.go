@@ -299,3 +299,19 @@ func Lookup(name string) (Protocol, error) {
 func Names() []string {
 	return slices.Sorted(maps.Keys(registry))
 }
+
+// Canary is implemented by protocols that do not claim causal+ and break
+// it in ordinary runs (eventual), so that a torture campaign in which the
+// checker never catches one means the checker has gone blind
+// (`causeway torture --require-caught`). Protocols that claim less than
+// causal+ but may keep it in practice, like Cassandra's quorum presets,
+// return false or do not implement it.
+type Canary interface {
+	Canary() bool
+}
+
+// IsCanary reports whether p is a Canary that says so.
+func IsCanary(p Protocol) bool {
+	c, ok := p.(Canary)
+	return ok && c.Canary()
+}

@@ -98,7 +98,7 @@ the summary covers those that finished (exit status 130 when none
 failed).
 
 Exit status: 0 when no run failed; 1 when one did (or, with
---require-caught, when eventual was never caught, or with --availability
+--require-caught, when a canary protocol (eventual) was never caught, or with --availability
 when a claim is contradicted); 2 on bad arguments;
 130 when interrupted.
 
@@ -164,7 +164,7 @@ Examples:
 	fl.StringVar(&tf.out, "out", "", "directory to save each failed run's shrunk schedule and replay command in")
 	fl.StringVar(&tf.availability, "availability", "", "write the availability table per protocol and nemesis, and the papers' claims judged on these runs, to this file (alone: docs/availability.md); exit 1 when a claim is contradicted")
 	fl.Lookup("availability").NoOptDefVal = "docs/availability.md"
-	fl.BoolVar(&tf.requireCaught, "require-caught", false, "exit 1 when a protocol that does not claim causal+ (eventual) is never caught by the checker: the check that the checker still finds violations (CI)")
+	fl.BoolVar(&tf.requireCaught, "require-caught", false, "exit 1 when a canary protocol (eventual: one that breaks causal+ in ordinary runs) is never caught by the checker: the check that the checker still finds violations (CI)")
 	fl.IntVar(&tf.workers, "workers", 0, "simulations run at once (0: GOMAXPROCS)")
 	fl.IntVar(&tf.shrinkRuns, "shrink-runs", tf.shrinkRuns, "at most this many simulations shrinking one failed or unavailable run (0: do not shrink)")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")

@@ -126,4 +126,11 @@ func TestRequireCaught(t *testing.T) {
 	if err := requireCaught(ts, rep); err != nil {
 		t.Errorf("cops alone: %v", err)
 	}
+	// A preset that claims only eventual but may keep causality in
+	// practice (QUORUM over every replica) is not the checker's canary.
+	ts.Protocols = []protocol.Protocol{lookup("cassandra-q")}
+	rep.Summary = []bench.TortureSummary{{Protocol: "cassandra-q", Runs: 5, Pass: 5}}
+	if err := requireCaught(ts, rep); err != nil {
+		t.Errorf("cassandra-q never caught: %v", err)
+	}
 }

@@ -44,6 +44,10 @@ func (p *Protocol) Guarantee() protocol.Guarantee {
 	return protocol.Eventual
 }
 
+// Canary implements protocol.Canary: the variant without dependency
+// tracking (eventual) is the checker's canary.
+func (p *Protocol) Canary() bool { return !p.mode.Causal }
+
 // maxServers bounds the server index that fits in a version's low bits.
 const serverBits = 10
 
