@@ -15,6 +15,7 @@ import (
 	"github.com/causeway/causeway/wire"
 	_ "github.com/causeway/causeway/wire/fullreppb"
 	_ "github.com/causeway/causeway/wire/karmapb"
+	_ "github.com/causeway/causeway/wire/radpb"
 )
 
 // prioEcho is echo whose values starting with "lazy" are low priority.
