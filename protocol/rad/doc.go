@@ -82,6 +82,13 @@
 // committed, it prepares, sends Prepare, collects Prepared, commits at its
 // group's EVT and sends Commit.
 //
+// # Moving sessions (token.go)
+//
+// A session's token carries its one-hop dependencies and its clock; a
+// session resumed in another DC (of any group) dep-checks each dependency
+// with the server of its group holding it and holds its operations until
+// all are committed there (k2.txt §VI-B).
+//
 // # Message catalogue (wire/radpb; sizes without values)
 //
 //	ReadRequest   session -> key's server in its group      ~20 B + keys
@@ -95,8 +102,8 @@
 //	ReplicateAck  equivalent server -> origin participant    ~10 B
 //	Notify        replicated cohort -> coordinator           ~40 B
 //	Prepare       replicated coordinator -> cohort           ~40 B
-//	DepCheck      coordinator -> dependency's server, group  ~20 B + key
-//	DepOK         dependency's server -> coordinator         ~30 B + key
+//	DepCheck      coordinator (or resumed session) -> dependency's server  ~20 B + key
+//	DepOK         dependency's server -> coordinator (or session)  ~30 B + key
 //
 // # Storage
 //
@@ -140,5 +147,4 @@
 //     third round); a write_txn counts the longest chain of wide-area
 //     one-way hops (session -> cohort -> coordinator -> session) in round
 //     trips, rounded up.
-//   - Sessions cannot move between DCs (no protocol.Mover).
 package rad

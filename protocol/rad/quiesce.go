@@ -51,6 +51,9 @@ func (s *server) CheckQuiescent() error {
 // CheckQuiescent implements protocol.Quiescer for a session: no operation
 // outstanding.
 func (c *session) CheckQuiescent() error {
+	if c.resume != nil {
+		return fmt.Errorf("not quiescent: resumed session waits for %d dependencies", c.resume.Len())
+	}
 	if c.op != nil {
 		return fmt.Errorf("not quiescent: %v operation %d outstanding", c.op.req.Op, c.op.reqID)
 	}

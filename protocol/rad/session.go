@@ -1,13 +1,13 @@
 package rad
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	pb "github.com/causeway/causeway/wire/radpb"
 )
 
@@ -40,6 +40,10 @@ type session struct {
 
 	ts   uint64
 	deps map[dep]bool
+
+	// resume, while not nil, holds the dependencies of a resumed session
+	// (token.go) not yet confirmed in its group: no operation is sent.
+	resume *depwait.Table[*pb.Dep]
 }
 
 // operation is the session's outstanding request.
@@ -70,33 +74,50 @@ func newSession(cfg protocol.SessionConfig) *session {
 
 func (c *session) owner(key string) protocol.NodeID { return c.pl.owner(key, c.group) }
 
-// Start implements protocol.Node.
-func (c *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a resumed session checks its
+// dependencies.
+func (c *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if c.resume != nil {
+		c.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
 	c.nextReq++
 	op := &operation{req: req, reqID: c.nextReq}
-	c.op = op
 	switch req.Op {
-	case protocol.OpGet:
-		c.startRead(op, []string{req.Key}, &r)
-	case protocol.OpReadTxn:
-		c.startRead(op, req.Keys, &r)
-	case protocol.OpPut:
-		c.startWrite(op, []protocol.KV{{Key: req.Key, Value: req.Value}}, &r)
-	case protocol.OpWriteTxn:
-		c.startWrite(op, req.Writes, &r)
+	case protocol.OpGet, protocol.OpReadTxn, protocol.OpPut, protocol.OpWriteTxn:
 	default:
-		c.op = nil
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
+	}
+	c.op = op
+	if c.resume == nil {
+		c.dispatch(op, &r)
 	}
 	if c.timeout > 0 {
 		r.SetTimer(c.timeout, op.reqID)
 	}
 	return r
+}
+
+// dispatch sends an operation's first requests.
+func (c *session) dispatch(op *operation, r *protocol.Ready) {
+	req := op.req
+	switch req.Op {
+	case protocol.OpGet:
+		c.startRead(op, []string{req.Key}, r)
+	case protocol.OpReadTxn:
+		c.startRead(op, req.Keys, r)
+	case protocol.OpPut:
+		c.startWrite(op, []protocol.KV{{Key: req.Key, Value: req.Value}}, r)
+	case protocol.OpWriteTxn:
+		c.startWrite(op, req.Writes, r)
+	}
 }
 
 // byServer groups keys by the server of the session's group holding them.
@@ -169,6 +190,8 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		rep.SetWANRounds(op.wanRounds)
 		c.op = nil
 		r.Reply(rep)
+	case *pb.DepOK:
+		c.depOK(b, &r)
 	}
 	return r
 }
@@ -264,9 +287,7 @@ func (c *session) startWrite(op *operation, writes []protocol.KV, r *protocol.Re
 		}
 		s.Writes = append(s.Writes, &pb.KV{Key: w.Key, Value: w.Value})
 	}
-	for _, d := range slices.SortedFunc(maps.Keys(c.deps), func(a, b dep) int {
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.version, b.version))
-	}) {
+	for _, d := range c.sortedDeps() {
 		subs[coordNode].Deps = append(subs[coordNode].Deps, &pb.Dep{Key: d.key, Version: d.version})
 	}
 	hops := 0
@@ -296,8 +317,12 @@ func (c *session) fail(err protocol.ErrCode, r *protocol.Ready) {
 }
 
 // Tick implements protocol.Node: the operation timeout.
-func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == tickToken {
+		c.resumeTick(now, &r)
+		return r
+	}
 	if c.op != nil && token == c.op.reqID {
 		c.fail(protocol.ErrTimeout, &r)
 	}
