@@ -59,7 +59,7 @@ func TestReadOnlyTransactionsTakeAtMostTwoWideAreaRounds(t *testing.T) {
 			t.Fatalf("checker: %s", res.Check.FirstViolation())
 		}
 		t.Logf("write_txn %v: %d read_txns, %d with 2 wide-area rounds, %d with 3; %d write_txns, %d wide-area; all_local_fraction %.3f",
-			withWOTs, rots, two, three, wots, wotWide, res.ProtocolMetrics["all_local_fraction"])
+			withWOTs, rots, two, three, wots, wotWide, *res.AllLocalFraction)
 		if rots < 50 || two == 0 {
 			t.Errorf("%d read_txns, %d took two rounds: the second round is not exercised", rots, two)
 		}
