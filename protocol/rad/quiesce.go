@@ -22,7 +22,12 @@ func (s *server) CheckQuiescent() error {
 	var list []string
 	for _, id := range slices.Sorted(maps.Keys(s.parts)) {
 		p := s.parts[id]
-		list = append(list, fmt.Sprintf("transaction %s pending (prepared %v, complete %v)", id, p.prepared, p.complete))
+		what := fmt.Sprintf("transaction %s pending (prepared %v, complete %v", id, p.prepared, p.complete)
+		if c := s.coords[id]; c != nil {
+			what += fmt.Sprintf("; coordinator: %d deps, all committed %v, notified by %v, votes of %v",
+				len(p.deps), c.depsOK, slices.Sorted(maps.Keys(c.notify)), slices.Sorted(maps.Keys(c.votes)))
+		}
+		list = append(list, what+")")
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.coords)) {
 		list = append(list, fmt.Sprintf("coordinating %s", id))

@@ -186,9 +186,19 @@ func (s *server) Start(now time.Duration) protocol.Ready {
 	for _, id := range slices.Sorted(maps.Keys(s.parts)) {
 		p := s.parts[id]
 		p.retry = protocol.SentAt(now - resendAfter)
-		if p.complete && !p.prepared && s.coordinator(p.coordKey) == s.id {
+		if s.coordinator(p.coordKey) != s.id || !p.complete {
+			continue
+		}
+		// A coordinator resumes where it stopped: dependency checks, then
+		// whatever its votes already allow (all of them, alone).
+		if !isReplicated(id) {
+			s.tryCommitOrigin(now, id, &r)
+			continue
+		}
+		if !p.prepared {
 			s.startDepChecks(now, p, &r)
 		}
+		s.tryPrepare(now, id, &r)
 	}
 	for _, o := range s.out {
 		o.retry = protocol.SentAt(now - resendAfter)
