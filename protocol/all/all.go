@@ -7,4 +7,5 @@ import (
 	_ "github.com/causeway/causeway/protocol/cops"
 	_ "github.com/causeway/causeway/protocol/eventual"
 	_ "github.com/causeway/causeway/protocol/karma"
+	_ "github.com/causeway/causeway/protocol/rad"
 )

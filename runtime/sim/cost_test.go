@@ -17,6 +17,7 @@ import (
 	_ "github.com/causeway/causeway/wire/cassandrapb"
 	_ "github.com/causeway/causeway/wire/fullreppb"
 	_ "github.com/causeway/causeway/wire/karmapb"
+	_ "github.com/causeway/causeway/wire/radpb"
 )
 
 // prioEcho is echo whose values starting with "lazy" are low priority.

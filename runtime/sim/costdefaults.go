@@ -114,5 +114,17 @@ func defaultKinds() map[string]Class {
 		"MigrateOK":     ClassControl,
 		"ProbeReq":      ClassControl, // §6.2's latency probe, answered at once
 		"ProbeResp":     ClassControl,
+
+		// rad (Eiger over replica groups); Replicate, ReplicateAck,
+		// DepCheck and DepOK as fullrep's.
+		"ReadRequest":  ClassRead,
+		"ReadReply":    ClassControl, // to a session: never charged
+		"WriteRequest": ClassWrite,   // a synced prepare
+		"WriteReply":   ClassControl, // to a session: never charged
+		"Prepared":     ClassControl,
+		"Prepare":      ClassWrite, // a synced prepare record
+		"Commit":       ClassWrite,
+		"Abort":        ClassControl,
+		"Notify":       ClassControl,
 	}
 }

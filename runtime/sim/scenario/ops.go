@@ -14,7 +14,7 @@ import (
 // pendingOp is a session's submitted operation; rep is set when it
 // completes.
 type pendingOp struct {
-	cmd   string // put, get or txn
+	cmd   string // put, get, txn or wtxn
 	req   protocol.Request
 	start time.Duration
 	rep   *protocol.Reply
@@ -33,10 +33,10 @@ func (st *state) op(d *datadriven.TestData) (string, error) {
 	return st.await(name)
 }
 
-// submitCmd runs "submit S put|get|txn …".
+// submitCmd runs "submit S put|get|txn|wtxn …".
 func (st *state) submitCmd(d *datadriven.TestData) (string, error) {
 	if len(d.CmdArgs) < 2 {
-		return "", fmt.Errorf("submit needs a session name and an operation (put, get or txn)")
+		return "", fmt.Errorf("submit needs a session name and an operation (put, get, txn or wtxn)")
 	}
 	if err := st.submit(d.CmdArgs[0].Key, d.CmdArgs[1].Key, d.CmdArgs[2:]); err != nil {
 		return "", err
@@ -96,6 +96,24 @@ func request(cmd string, args []datadriven.CmdArg) (protocol.Request, error) {
 			}
 		}
 		return protocol.Request{}, fmt.Errorf("txn needs keys=(k1,k2,…)")
+	case "wtxn":
+		var keys, values []string
+		for _, a := range args {
+			switch a.Key {
+			case "keys":
+				keys = a.Vals
+			case "values":
+				values = a.Vals
+			}
+		}
+		if len(keys) == 0 || len(keys) != len(values) {
+			return protocol.Request{}, fmt.Errorf("wtxn needs keys=(k1,k2,…) values=(v1,v2,…) of the same length")
+		}
+		req := protocol.Request{Op: protocol.OpWriteTxn}
+		for i, k := range keys {
+			req.Writes = append(req.Writes, protocol.KV{Key: k, Value: []byte(values[i])})
+		}
+		return req, nil
 	case "get", "put":
 		key, ok := arg("key")
 		if !ok {
@@ -110,7 +128,7 @@ func request(cmd string, args []datadriven.CmdArg) (protocol.Request, error) {
 		}
 		return protocol.Request{Op: protocol.OpPut, Key: key, Value: []byte(v)}, nil
 	}
-	return protocol.Request{}, fmt.Errorf("unknown operation %q (put, get or txn)", cmd)
+	return protocol.Request{}, fmt.Errorf("unknown operation %q (put, get, txn or wtxn)", cmd)
 }
 
 // await runs until session name's outstanding operation completes, at
@@ -141,7 +159,7 @@ func (p *pendingOp) result() string {
 	switch {
 	case rep.Err != protocol.OK:
 		return fmt.Sprintf("error: %v %s\n", rep.Err, lat)
-	case p.cmd == "put":
+	case p.cmd == "put" || p.cmd == "wtxn":
 		return "ok " + lat + "\n"
 	case p.cmd == "txn":
 		var parts []string
