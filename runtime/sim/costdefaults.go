@@ -96,5 +96,24 @@ func defaultKinds() map[string]Class {
 		"MigrateOK":     ClassControl,
 		"ProbeReq":      ClassControl, // §6.2's latency probe, answered at once
 		"ProbeResp":     ClassControl,
+
+		// chain core (fawn-kv, chainreaction): sessions talk to chain
+		// nodes; the master is charged as a storage node.
+		"Put":            ClassWrite,
+		"Get":            ClassRead,
+		"Update":         ClassWrite,
+		"StableAck":      ClassControl,
+		"KAck":           ClassControl,
+		"Stabilize":      ClassRead,
+		"StabilizeReply": ClassControl,
+		"View":           ClassControl,
+		"ViewRequest":    ClassControl,
+		"ViewAck":        ClassControl,
+		"Suspect":        ClassControl,
+		"Ping":           ClassControl,
+		"Pong":           ClassControl,
+		"Join":           ClassControl,
+		"Synced":         ClassControl,
+		"JoinDone":       ClassControl,
 	}
 }

@@ -1,0 +1,176 @@
+package chain
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// pingTimeout is how long the master waits for a Pong before it removes a
+// suspected server from the view.
+const pingTimeout = 400 * time.Millisecond
+
+// Master timer tokens: tokResend, or a ping nonce (incarnation<<32 |
+// counter, never 1).
+const viewKey = "view"
+
+// master is the simulated membership service of a chain domain: it keeps
+// the epoch-numbered view, pings servers reported as suspects, removes
+// those that do not answer, admits restarted servers as joining tails and
+// promotes them once they have their state (chainreaction.txt §3.7). Its
+// view is persisted, synced, before it is sent.
+type master struct {
+	id      protocol.NodeID
+	inc     uint64
+	layout  *Layout
+	view    *View
+	pinging map[protocol.NodeID]uint64 // node -> outstanding nonce
+	nonce   uint64
+	unacked map[protocol.NodeID]int // view resends without ViewAck
+	ticking bool
+}
+
+func newMaster(l *Layout, cfg protocol.NodeConfig) *master {
+	m := &master{id: cfg.ID, inc: cfg.Incarnation, layout: l, view: l.InitialView(),
+		pinging: map[protocol.NodeID]uint64{}, unacked: map[protocol.NodeID]int{}}
+	if cfg.Storage != nil {
+		_ = cfg.Storage.Scan(viewKey, func(rec storage.Record) error {
+			var w pb.View
+			if proto.Unmarshal(rec.Value, &w) == nil && rec.Key == viewKey {
+				m.view = FromWire(&w)
+			}
+			return nil
+		})
+	}
+	return m
+}
+
+// Start implements protocol.Node: a restarted master re-sends its view.
+func (m *master) Start(time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if m.inc > 1 {
+		m.broadcast(nil, &r)
+	}
+	return r
+}
+
+func (m *master) broadcast(extra []protocol.NodeID, r *protocol.Ready) {
+	w := m.view.ToWire()
+	clear(m.unacked)
+	for _, n := range slices.Sorted(maps.Keys(m.view.Members)) {
+		m.unacked[n] = 0
+		r.Send(m.id, n, w)
+	}
+	for _, n := range extra {
+		r.Send(m.id, n, w)
+	}
+	m.arm(r)
+}
+
+func (m *master) arm(r *protocol.Ready) {
+	if !m.ticking && len(m.unacked) > 0 {
+		m.ticking = true
+		r.SetTimer(ResendEvery, tokResend)
+	}
+}
+
+// newView installs the next epoch, persists it and sends it.
+func (m *master) newView(extra []protocol.NodeID, r *protocol.Ready) {
+	m.view.Epoch++
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.view.ToWire())
+	if err != nil {
+		panic(err)
+	}
+	r.Write(storage.Write{Kind: storage.Put, Key: viewKey, Value: data}, true)
+	m.broadcast(extra, r)
+}
+
+// Step implements protocol.Node.
+func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	switch b := msg.Body.(type) {
+	case *pb.ViewRequest:
+		r.Send(m.id, msg.From, m.view.ToWire())
+	case *pb.ViewAck:
+		if b.Epoch == m.view.Epoch {
+			delete(m.unacked, msg.From)
+		}
+	case *pb.Suspect:
+		if b.Epoch < m.view.Epoch {
+			r.Send(m.id, msg.From, m.view.ToWire())
+		}
+		m.suspect(protocol.NodeID(b.Node), &r)
+	case *pb.Pong:
+		n := msg.From
+		if m.pinging[n] == b.Nonce {
+			delete(m.pinging, n)
+		}
+		if mem, ok := m.view.Members[n]; ok && b.Incarnation > mem.Incarnation {
+			m.view.Members[n] = MemberState{Incarnation: b.Incarnation, Joining: true}
+			m.newView(nil, &r)
+		}
+	case *pb.Join:
+		n := msg.From
+		if mem, ok := m.view.Members[n]; ok && mem.Incarnation >= b.Incarnation {
+			r.Send(m.id, n, m.view.ToWire())
+			break
+		}
+		delete(m.pinging, n)
+		m.view.Members[n] = MemberState{Incarnation: b.Incarnation, Joining: true}
+		m.newView(nil, &r)
+	case *pb.JoinDone:
+		n := msg.From
+		if mem, ok := m.view.Members[n]; ok && mem.Joining && mem.Incarnation == b.Incarnation && b.Epoch == m.view.Epoch {
+			m.view.Members[n] = MemberState{Incarnation: b.Incarnation}
+			m.newView(nil, &r)
+		}
+	}
+	return r
+}
+
+func (m *master) suspect(n protocol.NodeID, r *protocol.Ready) {
+	if _, ok := m.view.Members[n]; !ok {
+		return
+	}
+	if _, ok := m.pinging[n]; ok {
+		return
+	}
+	m.nonce++
+	nonce := m.inc<<32 | (m.nonce + 1)
+	m.pinging[n] = nonce
+	r.Send(m.id, n, &pb.Ping{Nonce: nonce})
+	r.SetTimer(pingTimeout, nonce)
+}
+
+// Tick implements protocol.Node: view retransmissions and ping timeouts.
+func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
+	var r protocol.Ready
+	if token != tokResend {
+		for n, nonce := range m.pinging {
+			if nonce == token {
+				delete(m.pinging, n)
+				delete(m.view.Members, n)
+				m.newView([]protocol.NodeID{n}, &r)
+				break
+			}
+		}
+		return r
+	}
+	m.ticking = false
+	w := m.view.ToWire()
+	for _, n := range slices.Sorted(maps.Keys(m.unacked)) {
+		m.unacked[n]++
+		r.Send(m.id, n, w)
+		if m.unacked[n] > suspectAfter {
+			m.suspect(n, &r)
+		}
+	}
+	m.arm(&r)
+	return r
+}
