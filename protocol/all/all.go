@@ -2,6 +2,7 @@ package all
 
 import (
 	// Each import registers one protocol (or, for karma, its variants).
+	_ "github.com/causeway/causeway/protocol/chainreaction"
 	_ "github.com/causeway/causeway/protocol/cops"
 	_ "github.com/causeway/causeway/protocol/eventual"
 	_ "github.com/causeway/causeway/protocol/fawnkv"

@@ -1,6 +1,8 @@
 package chain_test
 
 import (
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,9 +19,13 @@ import (
 // DC crashes, partitions, loss, delay): every history must pass the causal+
 // checker and the replicas must converge once the faults heal.
 func TestRandomFaults(t *testing.T) {
+	seeds := 4
+	if s := os.Getenv("CHAIN_SEEDS"); s != "" {
+		seeds, _ = strconv.Atoi(s)
+	}
 	for _, name := range chainProtocols {
 		for _, topo := range []string{"chainreaction-1dc", "chainreaction-2dc", "local3"} {
-			for seed := uint64(1); seed <= 4; seed++ {
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				p, _ := protocol.Lookup(name)
 				tp, _ := topology.Lookup(topo)
 				w, _ := workload.Lookup("ycsb-80-20")

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/storage"
 	pb "github.com/causeway/causeway/wire/chainpb"
@@ -50,7 +52,10 @@ type item struct {
 	versions []ver
 	stable   uint64 // highest version known DC-Write-Stable
 	kacked   uint64 // highest version node k acknowledged
-	retries  int
+	// pushed is the version pushed to a new successor after a view change
+	// and not yet acknowledged stable from below (0: none).
+	pushed  uint64
+	retries int
 }
 
 func (it *item) latest() ver {
@@ -119,6 +124,8 @@ type server struct {
 	ticking bool
 	// dirty says some version may be unstable here (retransmissions due).
 	dirty bool
+	// pushes counts this epoch's unacknowledged pushes to new successors.
+	pushes int
 	asked uint64 // the epoch last asked of the master
 	// clock is the node's clock in µs at the last put: a head's versions
 	// are at least its clock, so that a head that lost state (a restart, a
@@ -131,6 +138,13 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 		syncedFrom: map[uint64]map[protocol.NodeID]bool{},
 		items:      map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
 	if cfg.Storage != nil {
+		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
+			var u pb.Update
+			if proto.Unmarshal(rec.Value, &u) == nil {
+				s.lastReq[rec.Key[2:]] = reqRec{req: u.ReqId, key: u.Key, version: u.Version}
+			}
+			return nil
+		})
 		_ = cfg.Storage.Scan("d/", func(rec storage.Record) error {
 			it := s.get(rec.Key[2:])
 			if rec.Version > it.latest().v {
@@ -143,6 +157,34 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 		})
 	}
 	return s
+}
+
+// remember records, durably, the last put of client seen here, so that a
+// retransmission is recognised even after a restart.
+func (s *server) remember(client string, rec reqRec, r *protocol.Ready) {
+	if client == "" {
+		return
+	}
+	if old, ok := s.lastReq[client]; ok && old.req > rec.req {
+		return
+	}
+	s.lastReq[client] = rec
+	data, err := proto.Marshal(&pb.Update{Key: rec.key, Version: rec.version, ReqId: rec.req})
+	if err != nil {
+		panic(err)
+	}
+	r.Write(storage.Write{Kind: storage.Put, Key: "q/" + client, Value: data}, true)
+}
+
+// seenFor lists the last puts of key known here, by client.
+func (s *server) seenFor(key string) []*pb.Seen {
+	var out []*pb.Seen
+	for _, c := range slices.Sorted(maps.Keys(s.lastReq)) {
+		if rec := s.lastReq[c]; rec.key == key {
+			out = append(out, &pb.Seen{Client: c, ReqId: rec.req, Version: rec.version})
+		}
+	}
+	return out
 }
 
 // persist makes x durable (synced before the Ready's messages).
@@ -228,11 +270,15 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 	for _, k := range slices.Sorted(maps.Keys(s.items)) {
 		it := s.items[k]
 		l := it.latest()
-		if l.v <= it.stable {
+		if l.v <= it.stable && it.pushed == 0 {
 			continue
 		}
 		c, full, i := s.chain(k)
 		if i < 0 || i == len(c)-1 {
+			if it.pushed != 0 {
+				it.pushed = 0
+				s.pushDone(&r)
+			}
 			// No longer this node's to propagate (it left the chain, or
 			// is its tail, which marks what it applies stable).
 			continue
@@ -240,7 +286,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k)})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -320,6 +366,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 	}
 	old := s.view
 	s.view, s.joined, s.synced, s.dirty = v, true, false, true
+	s.pushes = 0
 	for e := range s.syncedFrom {
 		if e < v.Epoch {
 			delete(s.syncedFrom, e)
@@ -341,10 +388,14 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		if i > 0 && (oi <= 0 || oc[oi-1] != c[i-1]) {
 			// A new predecessor (a promoted or new head) may lack what
 			// this node holds: catch it up.
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true})
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k)})
 		}
+		it.pushed = 0
 		if i+1 < len(c) && (oi < 0 || oi+1 >= len(oc) || oc[oi+1] != c[i+1]) {
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch})
+			// Acknowledged by a StableAck from below; retransmitted until.
+			it.pushed = l.v
+			s.pushes++
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k)})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
@@ -354,12 +405,31 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			s.becomeStable(k, it, l.v, c, i, r)
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(v.Members)) {
-		if n != s.id {
-			r.Send(s.id, n, &pb.Synced{Epoch: v.Epoch})
-		}
+	if s.pushes == 0 {
+		s.announce(r)
 	}
 	s.checkSynced(r)
+}
+
+// announce tells every other server that this one's state transfer for
+// the current epoch is complete (every push acknowledged).
+func (s *server) announce(r *protocol.Ready) {
+	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
+		if n != s.id {
+			r.Send(s.id, n, &pb.Synced{Epoch: s.view.Epoch})
+		}
+	}
+}
+
+// pushDone counts one acknowledged push.
+func (s *server) pushDone(r *protocol.Ready) {
+	if s.pushes == 0 {
+		return
+	}
+	s.pushes--
+	if s.pushes == 0 {
+		s.announce(r)
+	}
 }
 
 func (s *server) onSynced(from protocol.NodeID, b *pb.Synced, r *protocol.Ready) {
@@ -367,7 +437,7 @@ func (s *server) onSynced(from protocol.NodeID, b *pb.Synced, r *protocol.Ready)
 		s.asked = b.Epoch
 		r.Send(s.id, s.layout.Master(), &pb.ViewRequest{Epoch: s.view.Epoch})
 	}
-	if b.Request && b.Epoch == s.view.Epoch {
+	if b.Request && b.Epoch == s.view.Epoch && s.pushes == 0 {
 		r.Send(s.id, from, &pb.Synced{Epoch: b.Epoch})
 	}
 	if b.Epoch < s.view.Epoch {
@@ -422,7 +492,7 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 	it.add(x)
 	persist(b.Key, x, r)
 	r.VisibleVersion(b.Key, x.value, x.v)
-	s.lastReq[b.Client] = reqRec{req: b.ReqId, key: b.Key, version: x.v}
+	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
 	s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
 }
 
@@ -445,10 +515,9 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
 	}
-	if b.Client != "" {
-		if rec := s.lastReq[b.Client]; rec.req <= b.ReqId {
-			s.lastReq[b.Client] = reqRec{req: b.ReqId, key: b.Key, version: b.Version}
-		}
+	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: b.Version}, r)
+	for _, x := range b.Seen {
+		s.remember(x.Client, reqRec{req: x.ReqId, key: b.Key, version: x.Version}, r)
 	}
 	s.apply(b.Key, x, b.Client, b.ReqId, b.Reply, c, full, i, r)
 }
@@ -500,6 +569,10 @@ func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeI
 
 func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	it := s.get(key)
+	if it.pushed != 0 && v >= it.pushed {
+		it.pushed = 0
+		s.pushDone(r)
+	}
 	if v <= it.stable {
 		return
 	}

@@ -190,7 +190,11 @@ type Update struct {
 	Reply bool `protobuf:"varint,8,opt,name=reply,proto3" json:"reply,omitempty"`
 	// up marks a catch-up from the successor after a view change (a new
 	// head learns what its successor holds).
-	Up            bool `protobuf:"varint,9,opt,name=up,proto3" json:"up,omitempty"`
+	Up bool `protobuf:"varint,9,opt,name=up,proto3" json:"up,omitempty"`
+	// seen carries, in a push or catch-up after a view change, the last put
+	// of each client to key that the sender knows, so that the receiver
+	// recognises a retransmission of it (never re-executing a put).
+	Seen          []*Seen `protobuf:"bytes,10,rep,name=seen,proto3" json:"seen,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -288,6 +292,74 @@ func (x *Update) GetUp() bool {
 	return false
 }
 
+func (x *Update) GetSeen() []*Seen {
+	if x != nil {
+		return x.Seen
+	}
+	return nil
+}
+
+// Seen is one client's last put of a key.
+type Seen struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Client        string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	ReqId         uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Seen) Reset() {
+	*x = Seen{}
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Seen) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Seen) ProtoMessage() {}
+
+func (x *Seen) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Seen.ProtoReflect.Descriptor instead.
+func (*Seen) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Seen) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
+func (x *Seen) GetReqId() uint64 {
+	if x != nil {
+		return x.ReqId
+	}
+	return 0
+}
+
+func (x *Seen) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 // StableAck says version of key is DC-Write-Stable (applied at the tail);
 // it travels from the tail up to the head.
 type StableAck struct {
@@ -300,7 +372,7 @@ type StableAck struct {
 
 func (x *StableAck) Reset() {
 	*x = StableAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +384,7 @@ func (x *StableAck) String() string {
 func (*StableAck) ProtoMessage() {}
 
 func (x *StableAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +397,7 @@ func (x *StableAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StableAck.ProtoReflect.Descriptor instead.
 func (*StableAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StableAck) GetKey() string {
@@ -354,7 +426,7 @@ type KAck struct {
 
 func (x *KAck) Reset() {
 	*x = KAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -366,7 +438,7 @@ func (x *KAck) String() string {
 func (*KAck) ProtoMessage() {}
 
 func (x *KAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -379,7 +451,7 @@ func (x *KAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KAck.ProtoReflect.Descriptor instead.
 func (*KAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *KAck) GetKey() string {
@@ -413,7 +485,7 @@ type Get struct {
 
 func (x *Get) Reset() {
 	*x = Get{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +497,7 @@ func (x *Get) String() string {
 func (*Get) ProtoMessage() {}
 
 func (x *Get) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +510,7 @@ func (x *Get) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Get.ProtoReflect.Descriptor instead.
 func (*Get) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Get) GetClient() string {
@@ -492,7 +564,7 @@ type GetReply struct {
 
 func (x *GetReply) Reset() {
 	*x = GetReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +576,7 @@ func (x *GetReply) String() string {
 func (*GetReply) ProtoMessage() {}
 
 func (x *GetReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +589,7 @@ func (x *GetReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReply.ProtoReflect.Descriptor instead.
 func (*GetReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetReply) GetReqId() uint64 {
@@ -577,7 +649,7 @@ type Stabilize struct {
 
 func (x *Stabilize) Reset() {
 	*x = Stabilize{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +661,7 @@ func (x *Stabilize) String() string {
 func (*Stabilize) ProtoMessage() {}
 
 func (x *Stabilize) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +674,7 @@ func (x *Stabilize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stabilize.ProtoReflect.Descriptor instead.
 func (*Stabilize) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Stabilize) GetClient() string {
@@ -645,7 +717,7 @@ type StabilizeReply struct {
 
 func (x *StabilizeReply) Reset() {
 	*x = StabilizeReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +729,7 @@ func (x *StabilizeReply) String() string {
 func (*StabilizeReply) ProtoMessage() {}
 
 func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +742,7 @@ func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StabilizeReply.ProtoReflect.Descriptor instead.
 func (*StabilizeReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StabilizeReply) GetReqId() uint64 {
@@ -707,7 +779,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +791,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +804,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Member) GetNode() string {
@@ -767,7 +839,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +851,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +864,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *View) GetEpoch() uint64 {
@@ -819,7 +891,7 @@ type ViewRequest struct {
 
 func (x *ViewRequest) Reset() {
 	*x = ViewRequest{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -831,7 +903,7 @@ func (x *ViewRequest) String() string {
 func (*ViewRequest) ProtoMessage() {}
 
 func (x *ViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -844,7 +916,7 @@ func (x *ViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewRequest.ProtoReflect.Descriptor instead.
 func (*ViewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ViewRequest) GetEpoch() uint64 {
@@ -864,7 +936,7 @@ type ViewAck struct {
 
 func (x *ViewAck) Reset() {
 	*x = ViewAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +948,7 @@ func (x *ViewAck) String() string {
 func (*ViewAck) ProtoMessage() {}
 
 func (x *ViewAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +961,7 @@ func (x *ViewAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewAck.ProtoReflect.Descriptor instead.
 func (*ViewAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ViewAck) GetEpoch() uint64 {
@@ -910,7 +982,7 @@ type Suspect struct {
 
 func (x *Suspect) Reset() {
 	*x = Suspect{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +994,7 @@ func (x *Suspect) String() string {
 func (*Suspect) ProtoMessage() {}
 
 func (x *Suspect) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1007,7 @@ func (x *Suspect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Suspect.ProtoReflect.Descriptor instead.
 func (*Suspect) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Suspect) GetNode() string {
@@ -962,7 +1034,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1046,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1059,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -1008,7 +1080,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1020,7 +1092,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1033,7 +1105,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1060,7 +1132,7 @@ type Join struct {
 
 func (x *Join) Reset() {
 	*x = Join{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1144,7 @@ func (x *Join) String() string {
 func (*Join) ProtoMessage() {}
 
 func (x *Join) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1157,7 @@ func (x *Join) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Join.ProtoReflect.Descriptor instead.
 func (*Join) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Join) GetIncarnation() uint64 {
@@ -1108,7 +1180,7 @@ type Synced struct {
 
 func (x *Synced) Reset() {
 	*x = Synced{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1120,7 +1192,7 @@ func (x *Synced) String() string {
 func (*Synced) ProtoMessage() {}
 
 func (x *Synced) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1133,7 +1205,7 @@ func (x *Synced) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Synced.ProtoReflect.Descriptor instead.
 func (*Synced) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Synced) GetEpoch() uint64 {
@@ -1161,7 +1233,7 @@ type JoinDone struct {
 
 func (x *JoinDone) Reset() {
 	*x = JoinDone{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1245,7 @@ func (x *JoinDone) String() string {
 func (*JoinDone) ProtoMessage() {}
 
 func (x *JoinDone) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1258,7 @@ func (x *JoinDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinDone.ProtoReflect.Descriptor instead.
 func (*JoinDone) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *JoinDone) GetEpoch() uint64 {
@@ -1220,7 +1292,7 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
-	"chainIndex\"\xc9\x01\n" +
+	"chainIndex\"\xf6\x01\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1230,7 +1302,13 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x04lazy\x18\x06 \x01(\bR\x04lazy\x12\x14\n" +
 	"\x05epoch\x18\a \x01(\x04R\x05epoch\x12\x14\n" +
 	"\x05reply\x18\b \x01(\bR\x05reply\x12\x0e\n" +
-	"\x02up\x18\t \x01(\bR\x02up\"7\n" +
+	"\x02up\x18\t \x01(\bR\x02up\x12+\n" +
+	"\x04seen\x18\n" +
+	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\"O\n" +
+	"\x04Seen\x12\x16\n" +
+	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
+	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\"7\n" +
 	"\tStableAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\"2\n" +
@@ -1301,35 +1379,37 @@ func file_proto_causeway_chain_v1_chain_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_chain_v1_chain_proto_rawDescData
 }
 
-var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*Put)(nil),            // 0: causeway.chain.v1.Put
 	(*PutReply)(nil),       // 1: causeway.chain.v1.PutReply
 	(*Update)(nil),         // 2: causeway.chain.v1.Update
-	(*StableAck)(nil),      // 3: causeway.chain.v1.StableAck
-	(*KAck)(nil),           // 4: causeway.chain.v1.KAck
-	(*Get)(nil),            // 5: causeway.chain.v1.Get
-	(*GetReply)(nil),       // 6: causeway.chain.v1.GetReply
-	(*Stabilize)(nil),      // 7: causeway.chain.v1.Stabilize
-	(*StabilizeReply)(nil), // 8: causeway.chain.v1.StabilizeReply
-	(*Member)(nil),         // 9: causeway.chain.v1.Member
-	(*View)(nil),           // 10: causeway.chain.v1.View
-	(*ViewRequest)(nil),    // 11: causeway.chain.v1.ViewRequest
-	(*ViewAck)(nil),        // 12: causeway.chain.v1.ViewAck
-	(*Suspect)(nil),        // 13: causeway.chain.v1.Suspect
-	(*Ping)(nil),           // 14: causeway.chain.v1.Ping
-	(*Pong)(nil),           // 15: causeway.chain.v1.Pong
-	(*Join)(nil),           // 16: causeway.chain.v1.Join
-	(*Synced)(nil),         // 17: causeway.chain.v1.Synced
-	(*JoinDone)(nil),       // 18: causeway.chain.v1.JoinDone
+	(*Seen)(nil),           // 3: causeway.chain.v1.Seen
+	(*StableAck)(nil),      // 4: causeway.chain.v1.StableAck
+	(*KAck)(nil),           // 5: causeway.chain.v1.KAck
+	(*Get)(nil),            // 6: causeway.chain.v1.Get
+	(*GetReply)(nil),       // 7: causeway.chain.v1.GetReply
+	(*Stabilize)(nil),      // 8: causeway.chain.v1.Stabilize
+	(*StabilizeReply)(nil), // 9: causeway.chain.v1.StabilizeReply
+	(*Member)(nil),         // 10: causeway.chain.v1.Member
+	(*View)(nil),           // 11: causeway.chain.v1.View
+	(*ViewRequest)(nil),    // 12: causeway.chain.v1.ViewRequest
+	(*ViewAck)(nil),        // 13: causeway.chain.v1.ViewAck
+	(*Suspect)(nil),        // 14: causeway.chain.v1.Suspect
+	(*Ping)(nil),           // 15: causeway.chain.v1.Ping
+	(*Pong)(nil),           // 16: causeway.chain.v1.Pong
+	(*Join)(nil),           // 17: causeway.chain.v1.Join
+	(*Synced)(nil),         // 18: causeway.chain.v1.Synced
+	(*JoinDone)(nil),       // 19: causeway.chain.v1.JoinDone
 }
 var file_proto_causeway_chain_v1_chain_proto_depIdxs = []int32{
-	9, // 0: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3,  // 0: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
+	10, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
+	2,  // [2:2] is the sub-list for method output_type
+	2,  // [2:2] is the sub-list for method input_type
+	2,  // [2:2] is the sub-list for extension type_name
+	2,  // [2:2] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_chain_v1_chain_proto_init() }
@@ -1343,7 +1423,7 @@ func file_proto_causeway_chain_v1_chain_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_chain_v1_chain_proto_rawDesc), len(file_proto_causeway_chain_v1_chain_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
