@@ -16,6 +16,10 @@ import (
 // suspected server from the view.
 const pingTimeout = 400 * time.Millisecond
 
+// maxRemovedResends bounds the view's retransmissions to a removed server
+// that does not answer (it is down, and will Join when it restarts).
+const maxRemovedResends = 20
+
 // Master timer tokens: tokResend, or a ping nonce (incarnation<<32 |
 // counter, never 1).
 const viewKey = "view"
@@ -68,6 +72,9 @@ func (m *master) broadcast(extra []protocol.NodeID, r *protocol.Ready) {
 		r.Send(m.id, n, w)
 	}
 	for _, n := range extra {
+		// A removed server is told too, until it acknowledges (it then
+		// rejoins as a new tail): it may be alive behind a partition.
+		m.unacked[n] = 0
 		r.Send(m.id, n, w)
 	}
 	m.arm(r)
@@ -98,7 +105,7 @@ func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
 	case *pb.ViewRequest:
 		r.Send(m.id, msg.From, m.view.ToWire())
 	case *pb.ViewAck:
-		if b.Epoch == m.view.Epoch {
+		if _, member := m.view.Members[msg.From]; b.Epoch == m.view.Epoch || !member {
 			delete(m.unacked, msg.From)
 		}
 	case *pb.Suspect:
@@ -166,8 +173,13 @@ func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
 	w := m.view.ToWire()
 	for _, n := range slices.Sorted(maps.Keys(m.unacked)) {
 		m.unacked[n]++
+		_, member := m.view.Members[n]
+		if !member && m.unacked[n] > maxRemovedResends {
+			delete(m.unacked, n) // down: it will Join when it restarts
+			continue
+		}
 		r.Send(m.id, n, w)
-		if m.unacked[n] > suspectAfter {
+		if member && m.unacked[n] > suspectAfter {
 			m.suspect(n, &r)
 		}
 	}

@@ -499,6 +499,11 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 // update handles a version propagated by the predecessor.
 func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 	if b.Epoch != s.view.Epoch {
+		if b.Epoch < s.view.Epoch {
+			// The sender has not seen this view (it may have been
+			// removed behind a partition): tell it.
+			r.Send(s.id, from, s.view.ToWire())
+		}
 		if b.Epoch > s.view.Epoch && s.asked < b.Epoch {
 			s.asked = b.Epoch
 			r.Send(s.id, s.layout.Master(), &pb.ViewRequest{Epoch: s.view.Epoch})
