@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -310,6 +311,9 @@ func (s *server) missingSynced() []protocol.NodeID {
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	if debugHook != nil {
+		debugHook(now, s.id, m)
+	}
 	if v, ok := m.Body.(*pb.View); ok {
 		s.adopt(FromWire(v), &r)
 		r.Send(s.id, m.From, &pb.ViewAck{Epoch: v.Epoch})
@@ -385,13 +389,18 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		oc, _ := s.layout.Chain(old, k)
 		oi := Index(oc, s.id)
 		ri := s.layout.ReplyIndex(c, full)
-		if i > 0 && (oi <= 0 || oc[oi-1] != c[i-1]) {
+		if debugHook != nil {
+			debugHook(0, s.id, protocol.Message{From: protocol.NodeID(fmt.Sprint("ADOPT ", old.Epoch, "->", v.Epoch, " ", oc, c, i, oi)), Body: &pb.Get{Key: k}})
+		}
+		if i > 0 && (oi <= 0 || !same(old, v, oc[oi-1], c[i-1])) {
 			// A new predecessor (a promoted or new head) may lack what
 			// this node holds: catch it up.
 			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k)})
 		}
+		// A push still unacknowledged from an earlier view is pushed again.
+		unacked := it.pushed != 0
 		it.pushed = 0
-		if i+1 < len(c) && (oi < 0 || oi+1 >= len(oc) || oc[oi+1] != c[i+1]) {
+		if i+1 < len(c) && (unacked || oi < 0 || oi+1 >= len(oc) || !same(old, v, oc[oi+1], c[i+1])) {
 			// Acknowledged by a StableAck from below; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
@@ -409,6 +418,13 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		s.announce(r)
 	}
 	s.checkSynced(r)
+}
+
+// same reports whether a in view old and b in view v are the same server
+// with the same state: a restarted (or wiped and rejoined) server is a new
+// incarnation that must be sent its state again.
+func same(old, v *View, a, b protocol.NodeID) bool {
+	return a == b && old.Members[a].Incarnation == v.Members[b].Incarnation
 }
 
 // announce tells every other server that this one's state transfer for
@@ -574,6 +590,12 @@ func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeI
 
 func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	it := s.get(key)
+	if it.latest().v < v {
+		// This node lacks v (it joined after v passed, and the push is
+		// still on its way): only once it holds v may it call v stable
+		// and release its predecessor's push, which is retransmitted.
+		return
+	}
 	if it.pushed != 0 && v >= it.pushed {
 		it.pushed = 0
 		s.pushDone(r)
@@ -704,3 +726,6 @@ func (s *server) wake(key string, it *item, r *protocol.Ready) {
 		s.waiters[key] = keep
 	}
 }
+
+// debugHook, when set by a test, sees every message a server handles.
+var debugHook func(now time.Duration, id protocol.NodeID, m protocol.Message)
