@@ -37,12 +37,13 @@ type master struct {
 	pinging map[protocol.NodeID]uint64 // node -> outstanding nonce
 	nonce   uint64
 	unacked map[protocol.NodeID]int // view resends without ViewAck
+	removed map[protocol.NodeID]int // removed servers not yet told, resends
 	ticking bool
 }
 
 func newMaster(l *Layout, cfg protocol.NodeConfig) *master {
 	m := &master{id: cfg.ID, inc: cfg.Incarnation, layout: l, view: l.InitialView(),
-		pinging: map[protocol.NodeID]uint64{}, unacked: map[protocol.NodeID]int{}}
+		pinging: map[protocol.NodeID]uint64{}, unacked: map[protocol.NodeID]int{}, removed: map[protocol.NodeID]int{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan(viewKey, func(rec storage.Record) error {
 			var w pb.View
@@ -72,16 +73,18 @@ func (m *master) broadcast(extra []protocol.NodeID, r *protocol.Ready) {
 		r.Send(m.id, n, w)
 	}
 	for _, n := range extra {
+		m.removed[n] = 0
+	}
+	for _, n := range slices.Sorted(maps.Keys(m.removed)) {
 		// A removed server is told too, until it acknowledges (it then
 		// rejoins as a new tail): it may be alive behind a partition.
-		m.unacked[n] = 0
 		r.Send(m.id, n, w)
 	}
 	m.arm(r)
 }
 
 func (m *master) arm(r *protocol.Ready) {
-	if !m.ticking && len(m.unacked) > 0 {
+	if !m.ticking && len(m.unacked)+len(m.removed) > 0 {
 		m.ticking = true
 		r.SetTimer(ResendEvery, tokResend)
 	}
@@ -105,8 +108,9 @@ func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
 	case *pb.ViewRequest:
 		r.Send(m.id, msg.From, m.view.ToWire())
 	case *pb.ViewAck:
-		if _, member := m.view.Members[msg.From]; b.Epoch == m.view.Epoch || !member {
+		if b.Epoch == m.view.Epoch {
 			delete(m.unacked, msg.From)
+			delete(m.removed, msg.From)
 		}
 	case *pb.Suspect:
 		if b.Epoch < m.view.Epoch {
@@ -129,6 +133,7 @@ func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
 			break
 		}
 		delete(m.pinging, n)
+		delete(m.removed, n)
 		m.view.Members[n] = MemberState{Incarnation: b.Incarnation, Joining: true}
 		m.newView(nil, &r)
 	case *pb.JoinDone:
@@ -173,15 +178,17 @@ func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
 	w := m.view.ToWire()
 	for _, n := range slices.Sorted(maps.Keys(m.unacked)) {
 		m.unacked[n]++
-		_, member := m.view.Members[n]
-		if !member && m.unacked[n] > maxRemovedResends {
-			delete(m.unacked, n) // down: it will Join when it restarts
+		r.Send(m.id, n, w)
+		if m.unacked[n] > suspectAfter {
+			m.suspect(n, &r)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(m.removed)) {
+		if m.removed[n]++; m.removed[n] > maxRemovedResends {
+			delete(m.removed, n) // down: it will Join when it restarts
 			continue
 		}
 		r.Send(m.id, n, w)
-		if member && m.unacked[n] > suspectAfter {
-			m.suspect(n, &r)
-		}
 	}
 	m.arm(&r)
 	return r

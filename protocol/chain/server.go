@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -389,9 +388,6 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		oc, _ := s.layout.Chain(old, k)
 		oi := Index(oc, s.id)
 		ri := s.layout.ReplyIndex(c, full)
-		if debugHook != nil {
-			debugHook(0, s.id, protocol.Message{From: protocol.NodeID(fmt.Sprint("ADOPT ", old.Epoch, "->", v.Epoch, " ", oc, c, i, oi)), Body: &pb.Get{Key: k}})
-		}
 		if i > 0 && (oi <= 0 || !same(old, v, oc[oi-1], c[i-1])) {
 			// A new predecessor (a promoted or new head) may lack what
 			// this node holds: catch it up.
