@@ -184,8 +184,10 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 		return r
 	}
 	if token == s.reqID|resendBit {
-		s.send(&r)
+		// Report the node that did not answer, then try again (with a
+		// newer view, when the master has one).
 		s.c.Retry(s.target, &r)
+		s.send(&r)
 		r.SetTimer(chain.ResendEvery, token)
 		return r
 	}

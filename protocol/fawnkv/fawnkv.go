@@ -29,6 +29,7 @@ type session struct {
 	timeout time.Duration
 	reqID   uint64
 	pending *protocol.Request
+	target  protocol.NodeID // where the pending request was sent
 }
 
 func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
@@ -47,7 +48,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	}
 	s.reqID++
 	s.pending = &req
-	s.send(&r)
+	s.target = s.send(&r)
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
@@ -118,8 +119,10 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 		return r
 	}
 	if token == s.reqID|resendBit {
-		t := s.send(&r)
-		s.c.Retry(t, &r)
+		// Report the node that did not answer, then try again (with a
+		// newer view, when the master has one).
+		s.c.Retry(s.target, &r)
+		s.target = s.send(&r)
 		r.SetTimer(chain.ResendEvery, token)
 		return r
 	}
