@@ -60,6 +60,12 @@ func newMaster(l *Layout, cfg protocol.NodeConfig) *master {
 func (m *master) Start(time.Duration) protocol.Ready {
 	var r protocol.Ready
 	if m.inc > 1 {
+		// Servers removed before the crash may not know it yet.
+		for _, n := range m.layout.Servers() {
+			if _, ok := m.view.Members[n]; !ok {
+				m.removed[n] = 0
+			}
+		}
 		m.broadcast(nil, &r)
 	}
 	return r
