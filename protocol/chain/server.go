@@ -53,7 +53,7 @@ type item struct {
 	stable   uint64 // highest version known DC-Write-Stable
 	kacked   uint64 // highest version node k acknowledged
 	// pushed is the version pushed to a new successor after a view change
-	// and not yet acknowledged stable from below (0: none).
+	// and not yet acknowledged by it (PushAck; 0: none).
 	pushed  uint64
 	retries int
 }
@@ -286,7 +286,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k)})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -335,6 +335,11 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		s.stableAck(b.Key, b.Version, &r)
 	case *pb.KAck:
 		s.kAck(b.Key, b.Version, &r)
+	case *pb.PushAck:
+		if it := s.items[b.Key]; it != nil && it.pushed != 0 && b.Version >= it.pushed {
+			it.pushed = 0
+			s.pushDone(&r)
+		}
 	case *pb.Get:
 		s.read(b, &r)
 	case *pb.Stabilize:
@@ -397,10 +402,10 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		unacked := it.pushed != 0
 		it.pushed = 0
 		if i+1 < len(c) && (unacked || oi < 0 || oi+1 >= len(oc) || !same(old, v, oc[oi+1], c[i+1])) {
-			// Acknowledged by a StableAck from below; retransmitted until.
+			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k)})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
@@ -535,6 +540,9 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: b.Version}, r)
 	for _, x := range b.Seen {
 		s.remember(x.Client, reqRec{req: x.ReqId, key: b.Key, version: x.Version}, r)
+	}
+	if b.Push {
+		r.Send(s.id, from, &pb.PushAck{Key: b.Key, Version: it.latest().v})
 	}
 	s.apply(b.Key, x, b.Client, b.ReqId, b.Reply, c, full, i, r)
 }

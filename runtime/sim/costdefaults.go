@@ -104,6 +104,7 @@ func defaultKinds() map[string]Class {
 		"Update":         ClassWrite,
 		"StableAck":      ClassControl,
 		"KAck":           ClassControl,
+		"PushAck":        ClassControl,
 		"Stabilize":      ClassRead,
 		"StabilizeReply": ClassControl,
 		"View":           ClassControl,

@@ -194,7 +194,10 @@ type Update struct {
 	// seen carries, in a push or catch-up after a view change, the last put
 	// of each client to key that the sender knows, so that the receiver
 	// recognises a retransmission of it (never re-executing a put).
-	Seen          []*Seen `protobuf:"bytes,10,rep,name=seen,proto3" json:"seen,omitempty"`
+	Seen []*Seen `protobuf:"bytes,10,rep,name=seen,proto3" json:"seen,omitempty"`
+	// push marks a state transfer to a new successor after a view change,
+	// which the receiver acknowledges with a PushAck.
+	Push          bool `protobuf:"varint,11,opt,name=push,proto3" json:"push,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -299,6 +302,67 @@ func (x *Update) GetSeen() []*Seen {
 	return nil
 }
 
+func (x *Update) GetPush() bool {
+	if x != nil {
+		return x.Push
+	}
+	return false
+}
+
+// PushAck acknowledges a pushed Update once the receiver holds version (or
+// a newer one) of key.
+type PushAck struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Version       uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushAck) Reset() {
+	*x = PushAck{}
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushAck) ProtoMessage() {}
+
+func (x *PushAck) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushAck.ProtoReflect.Descriptor instead.
+func (*PushAck) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PushAck) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *PushAck) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 // Seen is one client's last put of a key.
 type Seen struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -311,7 +375,7 @@ type Seen struct {
 
 func (x *Seen) Reset() {
 	*x = Seen{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -323,7 +387,7 @@ func (x *Seen) String() string {
 func (*Seen) ProtoMessage() {}
 
 func (x *Seen) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -336,7 +400,7 @@ func (x *Seen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seen.ProtoReflect.Descriptor instead.
 func (*Seen) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Seen) GetClient() string {
@@ -372,7 +436,7 @@ type StableAck struct {
 
 func (x *StableAck) Reset() {
 	*x = StableAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -384,7 +448,7 @@ func (x *StableAck) String() string {
 func (*StableAck) ProtoMessage() {}
 
 func (x *StableAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -397,7 +461,7 @@ func (x *StableAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StableAck.ProtoReflect.Descriptor instead.
 func (*StableAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StableAck) GetKey() string {
@@ -426,7 +490,7 @@ type KAck struct {
 
 func (x *KAck) Reset() {
 	*x = KAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +502,7 @@ func (x *KAck) String() string {
 func (*KAck) ProtoMessage() {}
 
 func (x *KAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +515,7 @@ func (x *KAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KAck.ProtoReflect.Descriptor instead.
 func (*KAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *KAck) GetKey() string {
@@ -485,7 +549,7 @@ type Get struct {
 
 func (x *Get) Reset() {
 	*x = Get{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -497,7 +561,7 @@ func (x *Get) String() string {
 func (*Get) ProtoMessage() {}
 
 func (x *Get) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -510,7 +574,7 @@ func (x *Get) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Get.ProtoReflect.Descriptor instead.
 func (*Get) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Get) GetClient() string {
@@ -564,7 +628,7 @@ type GetReply struct {
 
 func (x *GetReply) Reset() {
 	*x = GetReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -576,7 +640,7 @@ func (x *GetReply) String() string {
 func (*GetReply) ProtoMessage() {}
 
 func (x *GetReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -589,7 +653,7 @@ func (x *GetReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReply.ProtoReflect.Descriptor instead.
 func (*GetReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetReply) GetReqId() uint64 {
@@ -649,7 +713,7 @@ type Stabilize struct {
 
 func (x *Stabilize) Reset() {
 	*x = Stabilize{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +725,7 @@ func (x *Stabilize) String() string {
 func (*Stabilize) ProtoMessage() {}
 
 func (x *Stabilize) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +738,7 @@ func (x *Stabilize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stabilize.ProtoReflect.Descriptor instead.
 func (*Stabilize) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Stabilize) GetClient() string {
@@ -717,7 +781,7 @@ type StabilizeReply struct {
 
 func (x *StabilizeReply) Reset() {
 	*x = StabilizeReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +793,7 @@ func (x *StabilizeReply) String() string {
 func (*StabilizeReply) ProtoMessage() {}
 
 func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +806,7 @@ func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StabilizeReply.ProtoReflect.Descriptor instead.
 func (*StabilizeReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StabilizeReply) GetReqId() uint64 {
@@ -779,7 +843,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +855,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +868,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Member) GetNode() string {
@@ -839,7 +903,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +915,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +928,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *View) GetEpoch() uint64 {
@@ -891,7 +955,7 @@ type ViewRequest struct {
 
 func (x *ViewRequest) Reset() {
 	*x = ViewRequest{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +967,7 @@ func (x *ViewRequest) String() string {
 func (*ViewRequest) ProtoMessage() {}
 
 func (x *ViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +980,7 @@ func (x *ViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewRequest.ProtoReflect.Descriptor instead.
 func (*ViewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ViewRequest) GetEpoch() uint64 {
@@ -936,7 +1000,7 @@ type ViewAck struct {
 
 func (x *ViewAck) Reset() {
 	*x = ViewAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1012,7 @@ func (x *ViewAck) String() string {
 func (*ViewAck) ProtoMessage() {}
 
 func (x *ViewAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1025,7 @@ func (x *ViewAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewAck.ProtoReflect.Descriptor instead.
 func (*ViewAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ViewAck) GetEpoch() uint64 {
@@ -982,7 +1046,7 @@ type Suspect struct {
 
 func (x *Suspect) Reset() {
 	*x = Suspect{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1058,7 @@ func (x *Suspect) String() string {
 func (*Suspect) ProtoMessage() {}
 
 func (x *Suspect) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1071,7 @@ func (x *Suspect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Suspect.ProtoReflect.Descriptor instead.
 func (*Suspect) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Suspect) GetNode() string {
@@ -1034,7 +1098,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1046,7 +1110,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1059,7 +1123,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -1080,7 +1144,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1092,7 +1156,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1105,7 +1169,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1132,7 +1196,7 @@ type Join struct {
 
 func (x *Join) Reset() {
 	*x = Join{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1208,7 @@ func (x *Join) String() string {
 func (*Join) ProtoMessage() {}
 
 func (x *Join) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1221,7 @@ func (x *Join) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Join.ProtoReflect.Descriptor instead.
 func (*Join) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Join) GetIncarnation() uint64 {
@@ -1180,7 +1244,7 @@ type Synced struct {
 
 func (x *Synced) Reset() {
 	*x = Synced{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1256,7 @@ func (x *Synced) String() string {
 func (*Synced) ProtoMessage() {}
 
 func (x *Synced) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1269,7 @@ func (x *Synced) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Synced.ProtoReflect.Descriptor instead.
 func (*Synced) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Synced) GetEpoch() uint64 {
@@ -1233,7 +1297,7 @@ type JoinDone struct {
 
 func (x *JoinDone) Reset() {
 	*x = JoinDone{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1309,7 @@ func (x *JoinDone) String() string {
 func (*JoinDone) ProtoMessage() {}
 
 func (x *JoinDone) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1322,7 @@ func (x *JoinDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinDone.ProtoReflect.Descriptor instead.
 func (*JoinDone) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *JoinDone) GetEpoch() uint64 {
@@ -1292,7 +1356,7 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
-	"chainIndex\"\xf6\x01\n" +
+	"chainIndex\"\x8a\x02\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1304,7 +1368,11 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x05reply\x18\b \x01(\bR\x05reply\x12\x0e\n" +
 	"\x02up\x18\t \x01(\bR\x02up\x12+\n" +
 	"\x04seen\x18\n" +
-	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\"O\n" +
+	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\x12\x12\n" +
+	"\x04push\x18\v \x01(\bR\x04push\"5\n" +
+	"\aPushAck\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\"O\n" +
 	"\x04Seen\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x18\n" +
@@ -1379,32 +1447,33 @@ func file_proto_causeway_chain_v1_chain_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_chain_v1_chain_proto_rawDescData
 }
 
-var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*Put)(nil),            // 0: causeway.chain.v1.Put
 	(*PutReply)(nil),       // 1: causeway.chain.v1.PutReply
 	(*Update)(nil),         // 2: causeway.chain.v1.Update
-	(*Seen)(nil),           // 3: causeway.chain.v1.Seen
-	(*StableAck)(nil),      // 4: causeway.chain.v1.StableAck
-	(*KAck)(nil),           // 5: causeway.chain.v1.KAck
-	(*Get)(nil),            // 6: causeway.chain.v1.Get
-	(*GetReply)(nil),       // 7: causeway.chain.v1.GetReply
-	(*Stabilize)(nil),      // 8: causeway.chain.v1.Stabilize
-	(*StabilizeReply)(nil), // 9: causeway.chain.v1.StabilizeReply
-	(*Member)(nil),         // 10: causeway.chain.v1.Member
-	(*View)(nil),           // 11: causeway.chain.v1.View
-	(*ViewRequest)(nil),    // 12: causeway.chain.v1.ViewRequest
-	(*ViewAck)(nil),        // 13: causeway.chain.v1.ViewAck
-	(*Suspect)(nil),        // 14: causeway.chain.v1.Suspect
-	(*Ping)(nil),           // 15: causeway.chain.v1.Ping
-	(*Pong)(nil),           // 16: causeway.chain.v1.Pong
-	(*Join)(nil),           // 17: causeway.chain.v1.Join
-	(*Synced)(nil),         // 18: causeway.chain.v1.Synced
-	(*JoinDone)(nil),       // 19: causeway.chain.v1.JoinDone
+	(*PushAck)(nil),        // 3: causeway.chain.v1.PushAck
+	(*Seen)(nil),           // 4: causeway.chain.v1.Seen
+	(*StableAck)(nil),      // 5: causeway.chain.v1.StableAck
+	(*KAck)(nil),           // 6: causeway.chain.v1.KAck
+	(*Get)(nil),            // 7: causeway.chain.v1.Get
+	(*GetReply)(nil),       // 8: causeway.chain.v1.GetReply
+	(*Stabilize)(nil),      // 9: causeway.chain.v1.Stabilize
+	(*StabilizeReply)(nil), // 10: causeway.chain.v1.StabilizeReply
+	(*Member)(nil),         // 11: causeway.chain.v1.Member
+	(*View)(nil),           // 12: causeway.chain.v1.View
+	(*ViewRequest)(nil),    // 13: causeway.chain.v1.ViewRequest
+	(*ViewAck)(nil),        // 14: causeway.chain.v1.ViewAck
+	(*Suspect)(nil),        // 15: causeway.chain.v1.Suspect
+	(*Ping)(nil),           // 16: causeway.chain.v1.Ping
+	(*Pong)(nil),           // 17: causeway.chain.v1.Pong
+	(*Join)(nil),           // 18: causeway.chain.v1.Join
+	(*Synced)(nil),         // 19: causeway.chain.v1.Synced
+	(*JoinDone)(nil),       // 20: causeway.chain.v1.JoinDone
 }
 var file_proto_causeway_chain_v1_chain_proto_depIdxs = []int32{
-	3,  // 0: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
-	10, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
+	4,  // 0: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
+	11, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
 	2,  // [2:2] is the sub-list for method output_type
 	2,  // [2:2] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
@@ -1423,7 +1492,7 @@ func file_proto_causeway_chain_v1_chain_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_chain_v1_chain_proto_rawDesc), len(file_proto_causeway_chain_v1_chain_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
