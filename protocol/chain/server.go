@@ -336,7 +336,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.KAck:
 		s.kAck(b.Key, b.Version, &r)
 	case *pb.PushAck:
-		if it := s.items[b.Key]; it != nil && it.pushed != 0 && b.Version >= it.pushed {
+		if it := s.items[b.Key]; it != nil && it.pushed != 0 && b.Version >= it.pushed && b.Epoch == s.view.Epoch && s.successor(b.Key) == m.From {
 			it.pushed = 0
 			s.pushDone(&r)
 		}
@@ -426,6 +426,15 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 // incarnation that must be sent its state again.
 func same(old, v *View, a, b protocol.NodeID) bool {
 	return a == b && old.Members[a].Incarnation == v.Members[b].Incarnation
+}
+
+// successor is the node after this one in key's chain ("" if none).
+func (s *server) successor(key string) protocol.NodeID {
+	c, _, i := s.chain(key)
+	if i < 0 || i+1 >= len(c) {
+		return ""
+	}
+	return c[i+1]
 }
 
 // announce tells every other server that this one's state transfer for
@@ -542,7 +551,7 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		s.remember(x.Client, reqRec{req: x.ReqId, key: b.Key, version: x.Version}, r)
 	}
 	if b.Push {
-		r.Send(s.id, from, &pb.PushAck{Key: b.Key, Version: it.latest().v})
+		r.Send(s.id, from, &pb.PushAck{Key: b.Key, Version: it.latest().v, Epoch: b.Epoch})
 	}
 	s.apply(b.Key, x, b.Client, b.ReqId, b.Reply, c, full, i, r)
 }
@@ -599,10 +608,6 @@ func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 		// still on its way): only once it holds v may it call v stable
 		// and release its predecessor's push, which is retransmitted.
 		return
-	}
-	if it.pushed != 0 && v >= it.pushed {
-		it.pushed = 0
-		s.pushDone(r)
 	}
 	if v <= it.stable {
 		return

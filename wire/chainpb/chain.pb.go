@@ -312,9 +312,12 @@ func (x *Update) GetPush() bool {
 // PushAck acknowledges a pushed Update once the receiver holds version (or
 // a newer one) of key.
 type PushAck struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// epoch is the pushed Update's: a late acknowledgement of a push under
+	// an earlier view says nothing about the current successor.
+	Epoch         uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -359,6 +362,13 @@ func (x *PushAck) GetKey() string {
 func (x *PushAck) GetVersion() uint64 {
 	if x != nil {
 		return x.Version
+	}
+	return 0
+}
+
+func (x *PushAck) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
 	}
 	return 0
 }
@@ -1369,10 +1379,11 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x02up\x18\t \x01(\bR\x02up\x12+\n" +
 	"\x04seen\x18\n" +
 	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\x12\x12\n" +
-	"\x04push\x18\v \x01(\bR\x04push\"5\n" +
+	"\x04push\x18\v \x01(\bR\x04push\"K\n" +
 	"\aPushAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"O\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\"O\n" +
 	"\x04Seen\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x18\n" +
