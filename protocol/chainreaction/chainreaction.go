@@ -6,9 +6,12 @@ import (
 	"github.com/causeway/causeway/topology"
 )
 
+// Name is the protocol's CLI name.
+const Name = "chainreaction"
+
 func init() {
 	protocol.Register(chain.New(chain.Mode{
-		Name:       "chainreaction",
+		Name:       Name,
 		Summary:    "ChainReaction: chain replication answering puts at node k, reads spread over the causally safe prefix (causal+)",
 		K:          K,
 		NewSession: newSession,

@@ -9,9 +9,12 @@ import (
 	pb "github.com/causeway/causeway/wire/chainpb"
 )
 
+// Name is the protocol's CLI name.
+const Name = "fawn-kv"
+
 func init() {
 	protocol.Register(chain.New(chain.Mode{
-		Name:       "fawn-kv",
+		Name:       Name,
 		Summary:    "FAWN-KV: classic chain replication, writes head to tail, reads at the tail (linearizable)",
 		K:          func(*topology.Topology) int { return 0 },
 		NewSession: newSession,
