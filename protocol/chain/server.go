@@ -502,6 +502,12 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 	if rec, ok := s.lastReq[b.Client]; ok && rec.req == b.ReqId && rec.key == b.Key {
 		// A retransmission (§3.7: the proxy retransmits after a failure):
 		// the same version again, or an answer if it was superseded.
+		if it.stable >= rec.version {
+			// Applied by the whole chain: the put is done.
+			r.Send(s.id, protocol.NodeID(b.Client), &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
+				ChainIndex: uint32(s.layout.ReplyIndex(c, full))})
+			return
+		}
 		for _, x := range it.versions {
 			if x.v == rec.version {
 				s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
