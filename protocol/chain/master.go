@@ -12,9 +12,14 @@ import (
 	pb "github.com/causeway/causeway/wire/chainpb"
 )
 
-// pingTimeout is how long the master waits for a Pong before it removes a
-// suspected server from the view.
-const pingTimeout = 400 * time.Millisecond
+// pingTimeout is how long the master waits for the first Pong of a
+// suspected server; it pings pingTries times, doubling the wait, before it
+// removes the server from the view (2.8 s in all: the torture runs'
+// congestion adds up to a second each way).
+const (
+	pingTimeout = 400 * time.Millisecond
+	pingTries   = 3
+)
 
 // maxRemovedResends bounds the view's retransmissions to a removed server
 // that does not answer (it is down, and will Join when it restarts).
@@ -35,6 +40,7 @@ type master struct {
 	layout  *Layout
 	view    *View
 	pinging map[protocol.NodeID]uint64 // node -> outstanding nonce
+	tries   map[protocol.NodeID]int    // pings sent to a suspect so far
 	nonce   uint64
 	unacked map[protocol.NodeID]int // view resends without ViewAck
 	removed map[protocol.NodeID]int // removed servers not yet told, resends
@@ -43,7 +49,7 @@ type master struct {
 
 func newMaster(l *Layout, cfg protocol.NodeConfig) *master {
 	m := &master{id: cfg.ID, inc: cfg.Incarnation, layout: l, view: l.InitialView(),
-		pinging: map[protocol.NodeID]uint64{}, unacked: map[protocol.NodeID]int{}, removed: map[protocol.NodeID]int{}}
+		pinging: map[protocol.NodeID]uint64{}, tries: map[protocol.NodeID]int{}, unacked: map[protocol.NodeID]int{}, removed: map[protocol.NodeID]int{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan(viewKey, func(rec storage.Record) error {
 			var w pb.View
@@ -159,11 +165,19 @@ func (m *master) suspect(n protocol.NodeID, r *protocol.Ready) {
 	if _, ok := m.pinging[n]; ok {
 		return
 	}
+	m.tries[n] = 0
+	m.ping(n, r)
+}
+
+// ping sends the next Ping to a suspect, each waiting twice as long as
+// the one before, so that a congested but live server is not removed.
+func (m *master) ping(n protocol.NodeID, r *protocol.Ready) {
 	m.nonce++
 	nonce := m.inc<<32 | (m.nonce + 1)
 	m.pinging[n] = nonce
 	r.Send(m.id, n, &pb.Ping{Nonce: nonce})
-	r.SetTimer(pingTimeout, nonce)
+	r.SetTimer(pingTimeout<<m.tries[n], nonce)
+	m.tries[n]++
 }
 
 // Tick implements protocol.Node: view retransmissions and ping timeouts.
@@ -172,6 +186,10 @@ func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
 	if token != tokResend {
 		for n, nonce := range m.pinging {
 			if nonce == token {
+				if m.tries[n] < pingTries {
+					m.ping(n, &r)
+					break
+				}
 				delete(m.pinging, n)
 				delete(m.view.Members, n)
 				m.newView([]protocol.NodeID{n}, &r)

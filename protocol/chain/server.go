@@ -499,6 +499,12 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
+	if rec, ok := s.lastReq[b.Client]; ok && b.ReqId < rec.req {
+		// A late copy of a put the client has finished with (it has one
+		// put outstanding at a time, with increasing ids): executing it
+		// now would order it after the client's later puts.
+		return
+	}
 	if rec, ok := s.lastReq[b.Client]; ok && rec.req == b.ReqId && rec.key == b.Key {
 		// A retransmission (§3.7: the proxy retransmits after a failure):
 		// the same version again, or an answer if it was superseded.
