@@ -48,8 +48,9 @@
 // epoch-numbered View, persisted (synced) before it is sent. Failure
 // detection is on demand, so that an idle run goes quiet: a server whose
 // retransmissions to its successor go unanswered, or a session whose
-// request does, sends Suspect; the master Pings the suspect on a timer and
-// removes it from the view when no Pong comes within pingTimeout. The
+// request does, sends Suspect; the master Pings the suspect on a timer, three times
+// with a doubling wait (2.8 s in all), and removes it from the view when
+// no Pong comes. The
 // repair is then the chain order itself: a head's successor becomes head
 // (H+), a tail's predecessor becomes tail (T−), a middle node's neighbours
 // are linked, and the next server of the ring is appended as the new tail
@@ -107,9 +108,11 @@
 //     changes.
 //   - A put is accepted while a chain has fewer than k full members: node
 //     k is then the last full member (the paper refuses puts below k).
-//   - Removal is decided by one ping timeout, so a partition can remove a
-//     live server; it is told the view, drops its memory (what it holds
-//     may never have reached node k) and rejoins as a new tail.
+//   - Removal is decided by ping timeouts, with no leases, so a partition
+//     can remove a live server; it is told the view (the master re-sends
+//     it until acknowledged), drops its memory (what it holds may never
+//     have reached node k) and rejoins as a new tail. Until it hears, it
+//     may serve clients that have not heard either (a known gap).
 //   - Versions are per key, so a push carries only a key's newest version
 //     (not every pending update in order).
 package chain

@@ -126,7 +126,7 @@ type server struct {
 	dirty bool
 	// pushes counts this epoch's unacknowledged pushes to new successors.
 	pushes int
-	asked uint64 // the epoch last asked of the master
+	asked  uint64 // the epoch last asked of the master
 	// clock is the node's clock in µs at the last put: a head's versions
 	// are at least its clock, so that a head that lost state (a restart, a
 	// repaired chain) still orders new writes after old ones.
@@ -310,9 +310,6 @@ func (s *server) missingSynced() []protocol.NodeID {
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
-	if debugHook != nil {
-		debugHook(now, s.id, m)
-	}
 	if v, ok := m.Body.(*pb.View); ok {
 		s.adopt(FromWire(v), &r)
 		r.Send(s.id, m.From, &pb.ViewAck{Epoch: v.Epoch})
@@ -747,6 +744,3 @@ func (s *server) wake(key string, it *item, r *protocol.Ready) {
 		s.waiters[key] = keep
 	}
 }
-
-// debugHook, when set by a test, sees every message a server handles.
-var debugHook func(now time.Duration, id protocol.NodeID, m protocol.Message)
