@@ -13,6 +13,7 @@ import (
 
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/wire"
+	_ "github.com/causeway/causeway/wire/chainpb"
 	_ "github.com/causeway/causeway/wire/fullreppb"
 	_ "github.com/causeway/causeway/wire/karmapb"
 )
