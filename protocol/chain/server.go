@@ -54,8 +54,11 @@ type item struct {
 	kacked   uint64 // highest version node k acknowledged
 	// pushed is the version pushed to a new successor after a view change
 	// and not yet acknowledged by it (PushAck; 0: none).
-	pushed  uint64
-	retries int
+	pushed uint64
+	// pushedUp is the version sent up to a new predecessor (a catch-up)
+	// and not yet acknowledged by it (0: none).
+	pushedUp uint64
+	retries  int
 }
 
 func (it *item) latest() ver {
@@ -270,6 +273,15 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 	for _, k := range slices.Sorted(maps.Keys(s.items)) {
 		it := s.items[k]
 		l := it.latest()
+		if it.pushedUp != 0 {
+			if c, _, i := s.chain(k); i > 0 {
+				s.dirty = true
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+			} else {
+				it.pushedUp = 0
+				s.pushDone(&r)
+			}
+		}
 		if l.v <= it.stable && it.pushed == 0 {
 			continue
 		}
@@ -333,8 +345,16 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.KAck:
 		s.kAck(b.Key, b.Version, &r)
 	case *pb.PushAck:
-		if it := s.items[b.Key]; it != nil && it.pushed != 0 && b.Version >= it.pushed && b.Epoch == s.view.Epoch && s.successor(b.Key) == m.From {
+		it := s.items[b.Key]
+		if it == nil || b.Epoch != s.view.Epoch {
+			break
+		}
+		if it.pushed != 0 && b.Version >= it.pushed && s.successor(b.Key) == m.From {
 			it.pushed = 0
+			s.pushDone(&r)
+		}
+		if it.pushedUp != 0 && b.Version >= it.pushedUp && s.predecessor(b.Key) == m.From {
+			it.pushedUp = 0
 			s.pushDone(&r)
 		}
 	case *pb.Get:
@@ -390,10 +410,14 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		oc, _ := s.layout.Chain(old, k)
 		oi := Index(oc, s.id)
 		ri := s.layout.ReplyIndex(c, full)
-		if i > 0 && (oi <= 0 || !same(old, v, oc[oi-1], c[i-1])) {
+		upUnacked := it.pushedUp != 0
+		it.pushedUp = 0
+		if i > 0 && (upUnacked || oi <= 0 || !same(old, v, oc[oi-1], c[i-1])) {
 			// A new predecessor (a promoted or new head) may lack what
-			// this node holds: catch it up.
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k)})
+			// this node holds: catch it up, until acknowledged.
+			it.pushedUp = l.v
+			s.pushes++
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
 		}
 		// A push still unacknowledged from an earlier view is pushed again.
 		unacked := it.pushed != 0
@@ -423,6 +447,15 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 // incarnation that must be sent its state again.
 func same(old, v *View, a, b protocol.NodeID) bool {
 	return a == b && old.Members[a].Incarnation == v.Members[b].Incarnation
+}
+
+// predecessor is the node before this one in key's chain ("" if none).
+func (s *server) predecessor(key string) protocol.NodeID {
+	c, _, i := s.chain(key)
+	if i <= 0 {
+		return ""
+	}
+	return c[i-1]
 }
 
 // successor is the node after this one in key's chain ("" if none).
@@ -669,8 +702,12 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		r.Send(s.id, c[0], b)
 		return
 	}
-	if !s.synced && i > 0 && !b.Down {
-		r.Send(s.id, c[i-1], b)
+	if !s.synced && !b.Down {
+		// Not yet caught up after a view change: the head waits (the
+		// session retransmits), the others defer to their predecessor.
+		if i > 0 {
+			r.Send(s.id, c[i-1], b)
+		}
 		return
 	}
 	ri := s.layout.ReplyIndex(c, full)
