@@ -59,14 +59,15 @@
 //   - pushes its newest version of each key whose successor changed (the
 //     retransmission of pending puts to a middle node's successor, and the
 //     state transfer to a new tail), retransmitted until a PushAck;
-//   - catches up a new predecessor (a new head) with an up-Update;
+//   - catches up a new predecessor (a new head) with an up-Update,
+//     retransmitted until a PushAck;
 //   - takes over the duties of a new tail (stability, StableAck) or a new
 //     node k (KAck);
 //   - tells every other server Synced once its pushes are acknowledged.
 //
 // A server is synced in an epoch once every other member said Synced; an
-// unsynced node other than the head forwards reads up (FAWN-KV's tail
-// drops them: the session retransmits). A restarted server (or one removed
+// unsynced node forwards reads up, and an unsynced head (or FAWN-KV's
+// tail) drops them: the session retransmits. A restarted server (or one removed
 // while alive and told so) Joins; the master admits it as joining, a tail
 // in quarantine appended to the chains it belongs to; once synced it sends
 // JoinDone and the master promotes it to its ring position.
