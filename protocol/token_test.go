@@ -37,6 +37,15 @@ func TestTokenEnvelope(t *testing.T) {
 	}
 }
 
+// cannotMove lists the registered protocols that do not move sessions by
+// token yet (a known gap in docs/status.md): C3's sessions migrate inside
+// the protocol (c3.txt §3.5) but cannot yet be carried across processes,
+// and the Cassandra and chain designs are new.
+var cannotMove = map[string]bool{
+	"c3": true, "cassandra-e": true, "cassandra-eq": true, "cassandra-l": true,
+	"cassandra-lq": true, "cassandra-q": true, "chainreaction": true, "fawn-kv": true,
+}
+
 // stubProtocol is a protocol that cannot move sessions: it wraps another
 // one but hides its Resumer.
 type stubProtocol struct{ protocol.Protocol }
@@ -44,7 +53,8 @@ type stubProtocol struct{ protocol.Protocol }
 func (stubProtocol) Name() string { return "stub" }
 
 // TestMoveUnsupported: a protocol without Resumer says so by name, for
-// both halves of a move; every registered protocol moves sessions.
+// both halves of a move; every registered protocol but those listed in
+// cannotMove moves sessions.
 func TestMoveUnsupported(t *testing.T) {
 	topo, err := topology.Preset("local3")
 	if err != nil {
@@ -67,8 +77,15 @@ func TestMoveUnsupported(t *testing.T) {
 		p, _ := protocol.Lookup(name)
 		cfg := protocol.SessionConfig{ID: "a/u1", Topology: topo}
 		token, err := protocol.SessionToken(p, p.NewSession(cfg))
+		if cannotMove[name] {
+			if !errors.Is(err, protocol.ErrMoveUnsupported) {
+				t.Errorf("%s: SessionToken = %v, want ErrMoveUnsupported (or take it off cannotMove)", name, err)
+			}
+			continue
+		}
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Errorf("%s: %v", name, err)
+			continue
 		}
 		if _, err := protocol.ResumeSession(p, protocol.SessionConfig{ID: "b/u1", Topology: topo}, token); err != nil {
 			t.Errorf("%s: resume a fresh session's token: %v", name, err)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestPresetsLoad(t *testing.T) {
-	want := map[string]int{"karma-aws8": 8, "k2-emulab6": 6, "c3-azure9": 9, "chainreaction-2dc": 2, "local3": 3}
+	want := map[string]int{"karma-aws8": 8, "k2-emulab6": 6, "c3-azure9": 9, "chainreaction-2dc": 2, "chainreaction-1dc": 1, "local3": 3}
 	names := Presets()
 	if len(names) != len(want) {
 		t.Fatalf("presets %v, want %d of them", names, len(want))

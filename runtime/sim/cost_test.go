@@ -15,6 +15,7 @@ import (
 	"github.com/causeway/causeway/wire"
 	_ "github.com/causeway/causeway/wire/c3pb"
 	_ "github.com/causeway/causeway/wire/cassandrapb"
+	_ "github.com/causeway/causeway/wire/chainpb"
 	_ "github.com/causeway/causeway/wire/fullreppb"
 	_ "github.com/causeway/causeway/wire/karmapb"
 	_ "github.com/causeway/causeway/wire/radpb"

@@ -126,5 +126,24 @@ func defaultKinds() map[string]Class {
 		"Commit":       ClassWrite,
 		"Abort":        ClassControl,
 		"Notify":       ClassControl,
+		// chain core (fawn-kv, chainreaction): sessions talk to chain
+		// nodes; the master is charged as a storage node.
+		"Put":            ClassWrite,
+		"Get":            ClassRead,
+		"Update":         ClassWrite,
+		"StableAck":      ClassControl,
+		"KAck":           ClassControl,
+		"PushAck":        ClassControl,
+		"Stabilize":      ClassRead,
+		"StabilizeReply": ClassControl,
+		"View":           ClassControl,
+		"ViewRequest":    ClassControl,
+		"ViewAck":        ClassControl,
+		"Suspect":        ClassControl,
+		"Ping":           ClassControl,
+		"Pong":           ClassControl,
+		"Join":           ClassControl,
+		"Synced":         ClassControl,
+		"JoinDone":       ClassControl,
 	}
 }

@@ -1,0 +1,119 @@
+// Package chain is a reusable chain-replication core (van Renesse and
+// Schneider, OSDI 2004, as chainreaction.txt §2–§3 uses it): the servers
+// and the membership master that another protocol puts its keys on. FAWN-KV
+// (package fawnkv, classic chain replication) and ChainReaction (package
+// chainreaction) are built on it; a protocol supplies a Mode (its name,
+// the chain index that answers a put, its client session) and gets a
+// protocol.Protocol whose server nodes run this package.
+//
+// # Chains (chainreaction.txt §3.2)
+//
+// A key's chain is R consecutive servers of its DC's consistent-hashing
+// ring (topology.Chain; R = placement.chain_length, 3 when unset, at most
+// the DC's servers), head first. On a topology of several DCs one chain
+// spans them, DC segment after segment, in declared order (FAWN-KV's geo
+// chain). Layout.Chain computes the chain under a membership View: the
+// first R live, non-joining servers in ring order, then the joining
+// servers that will belong to it, appended as tails.
+//
+// # Writes (§3.3, §3.5)
+//
+// The head assigns a version (counter<<20 | epoch: the counter exceeds the
+// key's latest version, the put's min_version and the head's clock in µs;
+// the epoch makes a new head's versions differ from a failed head's) and
+// propagates it down the chain. Propagation to node k (Mode.K; the tail
+// when K is 0) is eager; node k answers the client (PutReply with its
+// chain index) and sends a KAck up to the head; propagation past node k is
+// lazy: Update.lazy, which Protocol.Priority serves at
+// protocol.PriorityLow. The tail marks the version DC-Write-Stable and
+// sends a StableAck up the chain.
+//
+// Every server persists (synced) each version it applies and the last put
+// of each client it has seen, and a restarted server keeps them.
+//
+// # Reads (§3.6, §3.7)
+//
+// In FAWN-KV mode (K = 0) the tail serves every Get. Otherwise a Get may go
+// to any node: a node behind the session's min_version forwards it up the
+// chain (the head, lacking it, passes it down); nodes before node k serve
+// only versions node k acknowledged (the head-failure gap: a version that
+// never reached k may vanish with the head, so it must never be read); a
+// reply says whether the version served is stable. A Stabilize is
+// answered by the tail (or any node that knows) once the version is
+// stable.
+//
+// # Membership and repair (§3.7)
+//
+// One master node (RoleMaster, "m0" in the first DC) keeps the
+// epoch-numbered View, persisted (synced) before it is sent. Failure
+// detection is on demand, so that an idle run goes quiet: a server whose
+// retransmissions to its successor go unanswered, or a session whose
+// request does, sends Suspect; the master Pings the suspect on a timer, three times
+// with a doubling wait (2.8 s in all), and removes it from the view when
+// no Pong comes. The
+// repair is then the chain order itself: a head's successor becomes head
+// (H+), a tail's predecessor becomes tail (T−), a middle node's neighbours
+// are linked, and the next server of the ring is appended as the new tail
+// (recovering the chain size). On adopting a view every server
+//
+//   - pushes its newest version of each key whose successor changed (the
+//     retransmission of pending puts to a middle node's successor, and the
+//     state transfer to a new tail), retransmitted until a PushAck;
+//   - catches up a new predecessor (a new head) with an up-Update,
+//     retransmitted until a PushAck;
+//   - takes over the duties of a new tail (stability, StableAck) or a new
+//     node k (KAck);
+//   - tells every other server Synced once its pushes are acknowledged.
+//
+// A server is synced in an epoch once every other member said Synced; an
+// unsynced node forwards reads up, and an unsynced head (or FAWN-KV's
+// tail) drops them: the session retransmits. A restarted server (or one removed
+// while alive and told so) Joins; the master admits it as joining, a tail
+// in quarantine appended to the chains it belongs to; once synced it sends
+// JoinDone and the master promotes it to its ring position.
+//
+// Retransmission: sessions resend their outstanding request every
+// ResendEvery (a Suspect of the silent node first), with the same request
+// id; a head that knows the id (from its own put, or from the Update or
+// push that carried it, Update.seen) re-propagates or answers the
+// existing version instead of writing again. Ids are per session, which
+// never restarts (a crashed client is a new client, §3.4 footnote 2);
+// master ping nonces embed NodeConfig.Incarnation.
+//
+// # Messages (wire/chainpb)
+//
+//	Put            session -> head                 key, value, ids (~40 B + value)
+//	PutReply       node k -> session               ids, version, index (~30 B)
+//	Update         node -> successor (or up)       key, version, value, ids, epoch (~50 B + value)
+//	PushAck        successor -> pusher             key, version (~20 B)
+//	KAck           node k -> predecessors          key, version (~20 B)
+//	StableAck      tail -> predecessors            key, version (~20 B)
+//	Get            session -> node, node -> node   key, ids, min_version (~40 B)
+//	GetReply       node -> session                 value, version, index, stable (~35 B + value)
+//	Stabilize      session -> tail                 key, version, ids (~40 B)
+//	StabilizeReply tail -> session                 ids, key, version (~30 B)
+//	View           master -> servers, sessions     epoch, members (~25 B per server)
+//	ViewRequest    server -> master                epoch (~5 B)
+//	ViewAck        server -> master                epoch (~5 B)
+//	Suspect        server, session -> master       node, epoch (~20 B)
+//	Ping, Pong     master <-> server               nonce, incarnation (~15 B)
+//	Join, JoinDone restarted server -> master      incarnation, epoch (~10 B)
+//	Synced         server -> servers               epoch (~5 B)
+//
+// # Deliberate deviations
+//
+//   - Failure detection is by suspicion and ping, not periodic heartbeats
+//     (a run with periodic messages never quiesces).
+//   - The master is one simulated node, not replicated (chain
+//     replication's master is a Paxos group); while it is down no view
+//     changes.
+//   - A put is accepted while a chain has fewer than k full members: node
+//     k is then the last full member (the paper refuses puts below k).
+//   - Removal is decided by ping timeouts, with no leases, so a partition
+//     can remove a live server; it is told the view (the master re-sends
+//     it until acknowledged), drops its memory (what it holds may never
+//     have reached node k) and rejoins as a new tail. Until it hears, it
+//     may serve clients that have not heard either (a known gap).
+//   - Versions are per key, so a push carries only a key's newest version
+//     (not every pending update in order).
+package chain

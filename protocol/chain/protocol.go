@@ -1,0 +1,112 @@
+package chain
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// Mode is what a protocol built on the core chooses.
+type Mode struct {
+	// Name and Summary are what `causeway protocols` shows.
+	Name, Summary string
+	// K returns the chain index+1 of the node that answers a put, given
+	// the topology (0: the tail, as in classic chain replication).
+	K func(t *topology.Topology) int
+	// NewSession creates the protocol's client session.
+	NewSession func(cfg protocol.SessionConfig, l *Layout) protocol.Session
+}
+
+// Protocol is a protocol.Protocol whose servers run the chain core.
+type Protocol struct{ mode Mode }
+
+// New returns the protocol of mode.
+func New(mode Mode) *Protocol { return &Protocol{mode: mode} }
+
+var (
+	_ protocol.Prioritizer  = (*Protocol)(nil)
+	_ protocol.WriteCarrier = (*Protocol)(nil)
+)
+
+// Name implements protocol.Protocol.
+func (p *Protocol) Name() string { return p.mode.Name }
+
+// Summary implements protocol.Protocol.
+func (p *Protocol) Summary() string { return p.mode.Summary }
+
+// Guarantee implements protocol.Protocol: both FAWN-KV (linearizable) and
+// ChainReaction claim causal+.
+func (p *Protocol) Guarantee() protocol.Guarantee { return protocol.CausalPlus }
+
+// Layout returns the layout of t for this protocol.
+func (p *Protocol) Layout(t *topology.Topology) *Layout {
+	k := 0
+	if p.mode.K != nil {
+		k = p.mode.K(t)
+	}
+	return NewLayout(t, k)
+}
+
+// Validate implements protocol.Protocol.
+func (p *Protocol) Validate(t *topology.Topology) error {
+	if len(t.Datacenters) == 0 {
+		return fmt.Errorf("%s: no datacenters", p.mode.Name)
+	}
+	return nil
+}
+
+// Nodes implements protocol.Protocol: every DC's servers (RoleStorage) and
+// one master (RoleMaster) in the first DC.
+func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
+	l := p.Layout(t)
+	var out []protocol.NodeSpec
+	for _, n := range l.Servers() {
+		out = append(out, protocol.NodeSpec{ID: n, Role: protocol.RoleStorage})
+	}
+	return append(out, protocol.NodeSpec{ID: l.Master(), Role: RoleMaster})
+}
+
+// Replicas implements protocol.Protocol: key's chain when every server is
+// up (after a repair a node appended as tail may hold the key too; it
+// drops out of the chain once the failed server rejoins).
+func (p *Protocol) Replicas(t *topology.Topology, key string) []protocol.NodeID {
+	l := p.Layout(t)
+	c, _ := l.Chain(l.InitialView(), key)
+	return c
+}
+
+// NewNode implements protocol.Protocol.
+func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
+	l := p.Layout(cfg.Topology)
+	if cfg.Role == RoleMaster {
+		return newMaster(l, cfg)
+	}
+	return newServer(l, cfg)
+}
+
+// NewSession implements protocol.Protocol.
+func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {
+	return p.mode.NewSession(cfg, p.Layout(cfg.Topology))
+}
+
+// Priority implements protocol.Prioritizer: lazy propagation past node k
+// yields to everything else (chainreaction.txt §3.5).
+func (p *Protocol) Priority(body proto.Message) protocol.Priority {
+	if u, ok := body.(*pb.Update); ok && u.Lazy {
+		return protocol.PriorityLow
+	}
+	return protocol.PriorityHigh
+}
+
+// ReplicatedValue implements protocol.WriteCarrier: an Update carries a
+// client's write to another replica of its key.
+func (p *Protocol) ReplicatedValue(body proto.Message) ([]byte, bool) {
+	if u, ok := body.(*pb.Update); ok {
+		return u.Value, true
+	}
+	return nil, false
+}

@@ -1,0 +1,783 @@
+package chain
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/storage"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// Timing of the server's retransmissions.
+const (
+	// ResendEvery is how often a node retransmits its unstable versions to
+	// its successor, a joining node its Join or JoinDone, and a session
+	// its outstanding request.
+	ResendEvery = 300 * time.Millisecond
+	// suspectAfter is how many unanswered retransmissions make a node
+	// report its successor to the master.
+	suspectAfter = 3
+)
+
+// Timer tokens of a server.
+const (
+	tokResend uint64 = 1
+)
+
+// epochBits is how many low bits of a version hold the epoch of the view
+// under which the head assigned it, so that a new head never reuses a
+// version its failed predecessor assigned (a head-failure repair,
+// chainreaction.txt §3.7).
+const epochBits = 20
+
+// MakeVersion builds a version from a counter and an epoch.
+func MakeVersion(counter, epoch uint64) uint64 {
+	return counter<<epochBits | epoch&(1<<epochBits-1)
+}
+
+// ver is one stored version of a key.
+type ver struct {
+	v     uint64
+	value []byte
+}
+
+// item is a server's state for one key.
+type item struct {
+	// versions ascending: the newest version at or below kacked and every
+	// newer one.
+	versions []ver
+	stable   uint64 // highest version known DC-Write-Stable
+	kacked   uint64 // highest version node k acknowledged
+	// pushed is the version pushed to a new successor after a view change
+	// and not yet acknowledged by it (PushAck; 0: none).
+	pushed uint64
+	// pushedUp is the version sent up to a new predecessor (a catch-up)
+	// and not yet acknowledged by it (0: none).
+	pushedUp uint64
+	retries  int
+}
+
+func (it *item) latest() ver {
+	if len(it.versions) == 0 {
+		return ver{}
+	}
+	return it.versions[len(it.versions)-1]
+}
+
+// upTo is the newest version at or below v.
+func (it *item) upTo(v uint64) ver {
+	for i := len(it.versions) - 1; i >= 0; i-- {
+		if it.versions[i].v <= v {
+			return it.versions[i]
+		}
+	}
+	return ver{}
+}
+
+func (it *item) add(x ver) bool {
+	if x.v <= it.latest().v {
+		return false
+	}
+	it.versions = append(it.versions, x)
+	return true
+}
+
+// trim drops versions no read can be served anymore.
+func (it *item) trim() {
+	floor := min(it.kacked, it.stable)
+	floor = max(floor, it.stable)
+	i := 0
+	for i+1 < len(it.versions) && it.versions[i+1].v <= floor {
+		i++
+	}
+	it.versions = it.versions[i:]
+}
+
+type reqRec struct {
+	req     uint64
+	key     string
+	version uint64
+}
+
+type waiter struct {
+	from protocol.NodeID
+	msg  *pb.Stabilize
+}
+
+// server is one chain-replication storage server.
+type server struct {
+	id     protocol.NodeID
+	inc    uint64
+	layout *Layout
+	loaded *protocol.Dataset
+
+	view   *View
+	joined bool // the view lists this incarnation
+	// syncedFrom holds, per epoch, the servers that sent Synced.
+	syncedFrom map[uint64]map[protocol.NodeID]bool
+	synced     bool // every live server sent Synced for view.Epoch
+
+	items   map[string]*item
+	lastReq map[string]reqRec
+	waiters map[string][]waiter
+	ticking bool
+	// dirty says some version may be unstable here (retransmissions due).
+	dirty bool
+	// pushes counts this epoch's unacknowledged pushes to new successors.
+	pushes int
+	asked  uint64 // the epoch last asked of the master
+	// clock is the node's clock in µs at the last put: a head's versions
+	// are at least its clock, so that a head that lost state (a restart, a
+	// repaired chain) still orders new writes after old ones.
+	clock uint64
+}
+
+func newServer(l *Layout, cfg protocol.NodeConfig) *server {
+	s := &server{id: cfg.ID, inc: cfg.Incarnation, layout: l, loaded: cfg.Loaded,
+		syncedFrom: map[uint64]map[protocol.NodeID]bool{},
+		items:      map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
+	if cfg.Storage != nil {
+		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
+			var u pb.Update
+			if proto.Unmarshal(rec.Value, &u) == nil {
+				s.lastReq[rec.Key[2:]] = reqRec{req: u.ReqId, key: u.Key, version: u.Version}
+			}
+			return nil
+		})
+		_ = cfg.Storage.Scan("d/", func(rec storage.Record) error {
+			it := s.get(rec.Key[2:])
+			if rec.Version > it.latest().v {
+				// Recovered versions are served as they are; whether they
+				// are stable is learnt again from the tail.
+				it.versions = []ver{{v: rec.Version, value: rec.Value}}
+				it.kacked = rec.Version
+			}
+			return nil
+		})
+	}
+	return s
+}
+
+// remember records, durably, the last put of client seen here, so that a
+// retransmission is recognised even after a restart.
+func (s *server) remember(client string, rec reqRec, r *protocol.Ready) {
+	if client == "" {
+		return
+	}
+	if old, ok := s.lastReq[client]; ok && old.req > rec.req {
+		return
+	}
+	s.lastReq[client] = rec
+	data, err := proto.Marshal(&pb.Update{Key: rec.key, Version: rec.version, ReqId: rec.req})
+	if err != nil {
+		panic(err)
+	}
+	r.Write(storage.Write{Kind: storage.Put, Key: "q/" + client, Value: data}, true)
+}
+
+// seenFor lists the last puts of key known here, by client.
+func (s *server) seenFor(key string) []*pb.Seen {
+	var out []*pb.Seen
+	for _, c := range slices.Sorted(maps.Keys(s.lastReq)) {
+		if rec := s.lastReq[c]; rec.key == key {
+			out = append(out, &pb.Seen{Client: c, ReqId: rec.req, Version: rec.version})
+		}
+	}
+	return out
+}
+
+// persist makes x durable (synced before the Ready's messages).
+func persist(key string, x ver, r *protocol.Ready) {
+	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: x.v, Value: x.value}, true)
+	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: x.v}, true)
+}
+
+// Replicas implements protocol.Inspector.
+func (s *server) Replicas(fn func(key string, value []byte)) {
+	for _, k := range slices.Sorted(maps.Keys(s.items)) {
+		if l := s.items[k].latest(); l.v > 0 {
+			fn(k, l.value)
+		}
+	}
+}
+
+// Start implements protocol.Node. A server's state is in memory only
+// (fail-stop, as in chain replication): the first incarnation starts as a
+// member of the initial view; a restarted one asks the master to join.
+func (s *server) Start(time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if s.inc <= 1 {
+		s.view, s.joined, s.synced = s.layout.InitialView(), true, true
+	} else {
+		s.view = &View{Members: map[protocol.NodeID]MemberState{}}
+		r.Send(s.id, s.layout.Master(), &pb.Join{Incarnation: s.inc})
+	}
+	s.arm(&r, true)
+	return r
+}
+
+func (s *server) arm(r *protocol.Ready, force bool) {
+	if s.ticking {
+		return
+	}
+	if force || s.needsTick() {
+		s.ticking = true
+		r.SetTimer(ResendEvery, tokResend)
+	}
+}
+
+func (s *server) needsTick() bool {
+	if !s.joined || !s.synced || s.view.Members[s.id].Joining {
+		return true
+	}
+	return s.dirty
+}
+
+func (s *server) chain(key string) ([]protocol.NodeID, int, int) {
+	c, full := s.layout.Chain(s.view, key)
+	return c, full, Index(c, s.id)
+}
+
+func (s *server) get(key string) *item {
+	it := s.items[key]
+	if it == nil {
+		it = &item{}
+		s.items[key] = it
+	}
+	return it
+}
+
+// Tick implements protocol.Node: retransmissions.
+func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
+	var r protocol.Ready
+	s.ticking = false
+	if !s.joined {
+		r.Send(s.id, s.layout.Master(), &pb.Join{Incarnation: s.inc})
+		s.arm(&r, true)
+		return r
+	}
+	if m := s.view.Members[s.id]; m.Joining && s.synced {
+		r.Send(s.id, s.layout.Master(), &pb.JoinDone{Epoch: s.view.Epoch, Incarnation: s.inc})
+	}
+	if !s.synced {
+		for _, n := range s.missingSynced() {
+			r.Send(s.id, n, &pb.Synced{Epoch: s.view.Epoch, Request: true})
+		}
+	}
+	suspected := map[protocol.NodeID]bool{}
+	s.dirty = false
+	for _, k := range slices.Sorted(maps.Keys(s.items)) {
+		it := s.items[k]
+		l := it.latest()
+		if it.pushedUp != 0 {
+			if c, _, i := s.chain(k); i > 0 {
+				s.dirty = true
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+			} else {
+				it.pushedUp = 0
+				s.pushDone(&r)
+			}
+		}
+		if l.v <= it.stable && it.pushed == 0 {
+			continue
+		}
+		c, full, i := s.chain(k)
+		if i < 0 || i == len(c)-1 {
+			if it.pushed != 0 {
+				it.pushed = 0
+				s.pushDone(&r)
+			}
+			// No longer this node's to propagate (it left the chain, or
+			// is its tail, which marks what it applies stable).
+			continue
+		}
+		s.dirty = true
+		it.retries++
+		next := c[i+1]
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0})
+		if it.retries >= suspectAfter && !suspected[next] {
+			suspected[next] = true
+			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
+		}
+	}
+	s.arm(&r, false)
+	return r
+}
+
+func (s *server) missingSynced() []protocol.NodeID {
+	var out []protocol.NodeID
+	got := s.syncedFrom[s.view.Epoch]
+	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
+		if n != s.id && !got[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Step implements protocol.Node.
+func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	if v, ok := m.Body.(*pb.View); ok {
+		s.adopt(FromWire(v), &r)
+		r.Send(s.id, m.From, &pb.ViewAck{Epoch: v.Epoch})
+		s.arm(&r, false)
+		return r
+	}
+	if !s.joined {
+		return r
+	}
+	switch b := m.Body.(type) {
+	case *pb.Ping:
+		r.Send(s.id, m.From, &pb.Pong{Nonce: b.Nonce, Incarnation: s.inc})
+	case *pb.Synced:
+		s.onSynced(m.From, b, &r)
+	case *pb.Put:
+		s.put(now, b, &r)
+	case *pb.Update:
+		s.update(m.From, b, &r)
+	case *pb.StableAck:
+		s.stableAck(b.Key, b.Version, &r)
+	case *pb.KAck:
+		s.kAck(b.Key, b.Version, &r)
+	case *pb.PushAck:
+		it := s.items[b.Key]
+		if it == nil || b.Epoch != s.view.Epoch {
+			break
+		}
+		if it.pushed != 0 && b.Version >= it.pushed && s.successor(b.Key) == m.From {
+			it.pushed = 0
+			s.pushDone(&r)
+		}
+		if it.pushedUp != 0 && b.Version >= it.pushedUp && s.predecessor(b.Key) == m.From {
+			it.pushedUp = 0
+			s.pushDone(&r)
+		}
+	case *pb.Get:
+		s.read(b, &r)
+	case *pb.Stabilize:
+		s.stabilize(m.From, b, &r)
+	}
+	s.arm(&r, false)
+	return r
+}
+
+// adopt installs a newer view: every server pushes the newest version of
+// each key whose successor changed (state transfer to a new tail, §3.7's
+// retransmission to a middle node's successor), takes over the duties of
+// a new tail or node k, and tells every other server it is done (Synced).
+func (s *server) adopt(v *View, r *protocol.Ready) {
+	if v.Epoch <= s.view.Epoch && s.joined {
+		return
+	}
+	me, in := v.Members[s.id]
+	if !in || me.Incarnation != s.inc {
+		if s.joined && v.Epoch > s.view.Epoch {
+			// Removed while alive (a false suspicion): start over as a
+			// new, empty server that joins at the tail.
+			s.inc++ // a fresh identity for the master
+			clear(s.items)
+			clear(s.lastReq)
+			clear(s.waiters)
+			s.joined = false
+			s.view = v
+			r.Send(s.id, s.layout.Master(), &pb.Join{Incarnation: s.inc})
+		}
+		return
+	}
+	old := s.view
+	s.view, s.joined, s.synced, s.dirty = v, true, false, true
+	s.pushes = 0
+	for e := range s.syncedFrom {
+		if e < v.Epoch {
+			delete(s.syncedFrom, e)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.items)) {
+		it := s.items[k]
+		l := it.latest()
+		if l.v == 0 {
+			continue
+		}
+		c, full, i := s.chain(k)
+		if i < 0 {
+			continue
+		}
+		oc, _ := s.layout.Chain(old, k)
+		oi := Index(oc, s.id)
+		ri := s.layout.ReplyIndex(c, full)
+		upUnacked := it.pushedUp != 0
+		it.pushedUp = 0
+		if i > 0 && (upUnacked || oi <= 0 || !same(old, v, oc[oi-1], c[i-1])) {
+			// A new predecessor (a promoted or new head) may lack what
+			// this node holds: catch it up, until acknowledged.
+			it.pushedUp = l.v
+			s.pushes++
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+		}
+		// A push still unacknowledged from an earlier view is pushed again.
+		unacked := it.pushed != 0
+		it.pushed = 0
+		if i+1 < len(c) && (unacked || oi < 0 || oi+1 >= len(oc) || !same(old, v, oc[oi+1], c[i+1])) {
+			// Acknowledged by a PushAck; retransmitted until.
+			it.pushed = l.v
+			s.pushes++
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true})
+		}
+		if i == ri && i > 0 {
+			it.kacked = max(it.kacked, l.v)
+			r.Send(s.id, c[i-1], &pb.KAck{Key: k, Version: it.kacked})
+		}
+		if i == len(c)-1 {
+			s.becomeStable(k, it, l.v, c, i, r)
+		}
+	}
+	if s.pushes == 0 {
+		s.announce(r)
+	}
+	s.checkSynced(r)
+}
+
+// same reports whether a in view old and b in view v are the same server
+// with the same state: a restarted (or wiped and rejoined) server is a new
+// incarnation that must be sent its state again.
+func same(old, v *View, a, b protocol.NodeID) bool {
+	return a == b && old.Members[a].Incarnation == v.Members[b].Incarnation
+}
+
+// predecessor is the node before this one in key's chain ("" if none).
+func (s *server) predecessor(key string) protocol.NodeID {
+	c, _, i := s.chain(key)
+	if i <= 0 {
+		return ""
+	}
+	return c[i-1]
+}
+
+// successor is the node after this one in key's chain ("" if none).
+func (s *server) successor(key string) protocol.NodeID {
+	c, _, i := s.chain(key)
+	if i < 0 || i+1 >= len(c) {
+		return ""
+	}
+	return c[i+1]
+}
+
+// announce tells every other server that this one's state transfer for
+// the current epoch is complete (every push acknowledged).
+func (s *server) announce(r *protocol.Ready) {
+	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
+		if n != s.id {
+			r.Send(s.id, n, &pb.Synced{Epoch: s.view.Epoch})
+		}
+	}
+}
+
+// pushDone counts one acknowledged push.
+func (s *server) pushDone(r *protocol.Ready) {
+	if s.pushes == 0 {
+		return
+	}
+	s.pushes--
+	if s.pushes == 0 {
+		s.announce(r)
+	}
+}
+
+func (s *server) onSynced(from protocol.NodeID, b *pb.Synced, r *protocol.Ready) {
+	if b.Epoch > s.view.Epoch && s.asked < b.Epoch {
+		s.asked = b.Epoch
+		r.Send(s.id, s.layout.Master(), &pb.ViewRequest{Epoch: s.view.Epoch})
+	}
+	if b.Request && b.Epoch == s.view.Epoch && s.pushes == 0 {
+		r.Send(s.id, from, &pb.Synced{Epoch: b.Epoch})
+	}
+	if b.Epoch < s.view.Epoch {
+		return
+	}
+	if s.syncedFrom[b.Epoch] == nil {
+		s.syncedFrom[b.Epoch] = map[protocol.NodeID]bool{}
+	}
+	s.syncedFrom[b.Epoch][from] = true
+	s.checkSynced(r)
+}
+
+func (s *server) checkSynced(r *protocol.Ready) {
+	if s.synced || len(s.missingSynced()) > 0 {
+		return
+	}
+	s.synced = true
+	if s.view.Members[s.id].Joining {
+		r.Send(s.id, s.layout.Master(), &pb.JoinDone{Epoch: s.view.Epoch, Incarnation: s.inc})
+	}
+}
+
+// put handles a client's put at the head: assign a version (or recognise a
+// retransmission by its request id) and start eager propagation.
+func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
+	s.clock = uint64(max(now, 0) / time.Microsecond)
+	c, full, i := s.chain(b.Key)
+	if len(c) == 0 {
+		return
+	}
+	if i != 0 {
+		r.Send(s.id, c[0], b)
+		return
+	}
+	it := s.get(b.Key)
+	if rec, ok := s.lastReq[b.Client]; ok && b.ReqId < rec.req {
+		// A late copy of a put the client has finished with (it has one
+		// put outstanding at a time, with increasing ids): executing it
+		// now would order it after the client's later puts.
+		return
+	}
+	if rec, ok := s.lastReq[b.Client]; ok && rec.req == b.ReqId && rec.key == b.Key {
+		// A retransmission (§3.7: the proxy retransmits after a failure):
+		// the same version again, or an answer if it was superseded.
+		if it.stable >= rec.version {
+			// Applied by the whole chain: the put is done.
+			r.Send(s.id, protocol.NodeID(b.Client), &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
+				ChainIndex: uint32(s.layout.ReplyIndex(c, full))})
+			return
+		}
+		for _, x := range it.versions {
+			if x.v == rec.version {
+				s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
+				return
+			}
+		}
+		if it.latest().v >= rec.version {
+			r.Send(s.id, protocol.NodeID(b.Client), &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version})
+		}
+		return
+	}
+	counter := max(it.latest().v>>epochBits, b.MinVersion>>epochBits, s.clock) + 1
+	x := ver{v: MakeVersion(counter, s.view.Epoch), value: b.Value}
+	it.add(x)
+	persist(b.Key, x, r)
+	r.VisibleVersion(b.Key, x.value, x.v)
+	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
+	s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
+}
+
+// update handles a version propagated by the predecessor.
+func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
+	if b.Epoch != s.view.Epoch {
+		if b.Epoch < s.view.Epoch {
+			// The sender has not seen this view (it may have been
+			// removed behind a partition): tell it.
+			r.Send(s.id, from, s.view.ToWire())
+		}
+		if b.Epoch > s.view.Epoch && s.asked < b.Epoch {
+			s.asked = b.Epoch
+			r.Send(s.id, s.layout.Master(), &pb.ViewRequest{Epoch: s.view.Epoch})
+		}
+		return // the sender retransmits in the new epoch
+	}
+	c, full, i := s.chain(b.Key)
+	if i < 0 || (b.Up && (i+1 >= len(c) || c[i+1] != from)) || (!b.Up && (i == 0 || c[i-1] != from)) {
+		return
+	}
+	it := s.get(b.Key)
+	x := ver{v: b.Version, value: b.Value}
+	if it.add(x) {
+		persist(b.Key, x, r)
+		r.VisibleVersion(b.Key, x.value, x.v)
+	}
+	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: b.Version}, r)
+	for _, x := range b.Seen {
+		s.remember(x.Client, reqRec{req: x.ReqId, key: b.Key, version: x.Version}, r)
+	}
+	if b.Push {
+		r.Send(s.id, from, &pb.PushAck{Key: b.Key, Version: it.latest().v, Epoch: b.Epoch})
+	}
+	s.apply(b.Key, x, b.Client, b.ReqId, b.Reply, c, full, i, r)
+}
+
+// apply runs a node's duties for version x at chain index i: answer the
+// client at node k, acknowledge k and stability upward, propagate down.
+func (s *server) apply(key string, x ver, client string, req uint64, reply bool, c []protocol.NodeID, full, i int, r *protocol.Ready) {
+	it := s.get(key)
+	s.dirty = true
+	ri := s.layout.ReplyIndex(c, full)
+	if i == ri {
+		if reply && client != "" {
+			r.Send(s.id, protocol.NodeID(client), &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)})
+		}
+		if x.v > it.kacked {
+			it.kacked = x.v
+			if i > 0 && i < len(c)-1 { // a tail's StableAck says as much
+				r.Send(s.id, c[i-1], &pb.KAck{Key: key, Version: x.v})
+			}
+		}
+	}
+	if i == len(c)-1 {
+		s.becomeStable(key, it, it.latest().v, c, i, r)
+		return
+	}
+	if it.stable >= x.v {
+		// Already stable downstream: a retransmission after a repair.
+		if i > 0 {
+			r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
+		}
+		return
+	}
+	r.Send(s.id, c[i+1], &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch})
+}
+
+// becomeStable marks v stable at the tail and acknowledges it upward
+// (DC-Write-Stable, chainreaction.txt §3.5).
+func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeID, i int, r *protocol.Ready) {
+	it.stable = max(it.stable, v)
+	it.kacked = max(it.kacked, it.stable)
+	it.retries = 0
+	it.trim()
+	s.wake(key, it, r)
+	if i > 0 {
+		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
+	}
+}
+
+func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
+	it := s.get(key)
+	if it.latest().v < v {
+		// This node lacks v (it joined after v passed, and the push is
+		// still on its way): only once it holds v may it call v stable
+		// and release its predecessor's push, which is retransmitted.
+		return
+	}
+	if v <= it.stable {
+		return
+	}
+	it.stable = v
+	it.kacked = max(it.kacked, v)
+	it.retries = 0
+	it.trim()
+	s.wake(key, it, r)
+	if c, _, i := s.chain(key); i > 0 {
+		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: v})
+	}
+}
+
+func (s *server) kAck(key string, v uint64, r *protocol.Ready) {
+	it := s.get(key)
+	if v <= it.kacked {
+		return
+	}
+	it.kacked = v
+	if c, _, i := s.chain(key); i > 0 {
+		r.Send(s.id, c[i-1], &pb.KAck{Key: key, Version: v})
+	}
+}
+
+// read serves a Get (FAWN-KV: at the tail only; ChainReaction: at any
+// node of the safe prefix, forwarding upward when behind, §3.6–3.7).
+func (s *server) read(b *pb.Get, r *protocol.Ready) {
+	c, full, i := s.chain(b.Key)
+	if len(c) == 0 {
+		return
+	}
+	it := s.items[b.Key]
+	if it == nil {
+		it = &item{}
+	}
+	if s.layout.K == 0 {
+		// FAWN-KV: the tail serves every read; a quarantined tail waits.
+		if i != len(c)-1 {
+			r.Send(s.id, c[len(c)-1], b)
+			return
+		}
+		if !s.synced {
+			return
+		}
+		s.replyGet(b, it, it.latest(), i, r)
+		return
+	}
+	if i < 0 {
+		r.Send(s.id, c[0], b)
+		return
+	}
+	if !s.synced && !b.Down {
+		// Not yet caught up after a view change: the head waits (the
+		// session retransmits), the others defer to their predecessor.
+		if i > 0 {
+			r.Send(s.id, c[i-1], b)
+		}
+		return
+	}
+	ri := s.layout.ReplyIndex(c, full)
+	if b.MinVersion > it.kacked && it.latest().v >= b.MinVersion {
+		// The session saw MinVersion: node k has acknowledged it.
+		it.kacked = b.MinVersion
+	}
+	served := it.latest()
+	if i < ri {
+		// Nodes before k serve only versions node k acknowledged (the
+		// head-failure gap, see doc.go).
+		served = it.upTo(it.kacked)
+	}
+	if served.v < b.MinVersion {
+		switch {
+		case b.Down && i+1 < len(c):
+			r.Send(s.id, c[i+1], b)
+		case i > 0 && !b.Down:
+			r.Send(s.id, c[i-1], b)
+		case i == 0 && len(c) > 1:
+			r.Send(s.id, c[1], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true})
+		}
+		return
+	}
+	s.replyGet(b, it, served, i, r)
+}
+
+func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) {
+	value := x.value
+	if x.v == 0 {
+		value = s.loaded.Value(b.Key)
+	} else if value == nil {
+		value = []byte{}
+	}
+	r.Send(s.id, protocol.NodeID(b.Client), &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
+		ChainIndex: uint32(i), Stable: x.v <= it.stable})
+}
+
+// stabilize answers the blocking read of the dependency stabilization
+// procedure once version is stable here (at the tail, or known upward).
+func (s *server) stabilize(from protocol.NodeID, b *pb.Stabilize, r *protocol.Ready) {
+	it := s.items[b.Key]
+	if it != nil && it.stable >= b.Version {
+		r.Send(s.id, protocol.NodeID(b.Client), &pb.StabilizeReply{ReqId: b.ReqId, Key: b.Key, Version: b.Version})
+		return
+	}
+	c, _, i := s.chain(b.Key)
+	if len(c) == 0 {
+		return
+	}
+	if i != len(c)-1 {
+		r.Send(s.id, c[len(c)-1], b)
+		return
+	}
+	s.waiters[b.Key] = append(s.waiters[b.Key], waiter{from: from, msg: b})
+}
+
+func (s *server) wake(key string, it *item, r *protocol.Ready) {
+	ws := s.waiters[key]
+	keep := ws[:0]
+	for _, w := range ws {
+		if it.stable >= w.msg.Version {
+			r.Send(s.id, protocol.NodeID(w.msg.Client), &pb.StabilizeReply{ReqId: w.msg.ReqId, Key: key, Version: w.msg.Version})
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	if len(keep) == 0 {
+		delete(s.waiters, key)
+	} else {
+		s.waiters[key] = keep
+	}
+}

@@ -1,0 +1,200 @@
+package chainreaction
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/chain"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// resendBit marks a retransmission timer token.
+const resendBit = 1 << 63
+
+// entry is the client library's metadata for one key (chainreaction.txt
+// §3.4): the version last seen and the chain index of the node that
+// served it. Entries of stable versions are dropped (§3.5).
+type entry struct {
+	version    uint64
+	chainIndex int
+}
+
+// session is a ChainReaction client: its library (the metadata table)
+// and its proxy (stabilization, routing) in one state machine.
+type session struct {
+	c       *chain.Client
+	rng     *rand.Rand
+	timeout time.Duration
+
+	meta map[string]entry
+
+	reqID   uint64
+	pending *protocol.Request
+	// stabilizing holds the dependencies of the pending put not yet
+	// known to be stable (the dependency stabilization procedure).
+	stabilizing map[string]uint64
+	target      protocol.NodeID // where the pending get or put was sent
+}
+
+func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
+	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}}
+}
+
+// Start implements protocol.Node.
+func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+
+// Submit implements protocol.Session.
+func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+	var r protocol.Ready
+	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
+		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
+		return r
+	}
+	s.reqID++
+	s.pending = &req
+	s.stabilizing = nil
+	if req.Op == protocol.OpPut {
+		// The put depends on the last put and every get since: every
+		// entry still in the table (§3.5).
+		s.stabilizing = map[string]uint64{}
+		for k, e := range s.meta {
+			s.stabilizing[k] = e.version
+		}
+	}
+	s.send(&r)
+	if s.timeout > 0 {
+		r.SetTimer(s.timeout, s.reqID)
+	}
+	r.SetTimer(chain.ResendEvery, s.reqID|resendBit)
+	return r
+}
+
+// send (re)sends what the pending operation waits for.
+func (s *session) send(r *protocol.Ready) {
+	req := s.pending
+	if req.Op == protocol.OpGet {
+		s.target = s.readTarget(req.Key)
+		r.Send(s.c.ID, s.target, &pb.Get{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, MinVersion: s.meta[req.Key].version})
+		return
+	}
+	if len(s.stabilizing) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(s.stabilizing)) {
+			c, _ := s.c.Chain(k)
+			s.target = c[len(c)-1]
+			r.Send(s.c.ID, s.target, &pb.Stabilize{Client: string(s.c.ID), ReqId: s.reqID, Key: k, Version: s.stabilizing[k]})
+		}
+		return
+	}
+	c, _ := s.c.Chain(req.Key)
+	s.target = c[0]
+	r.Send(s.c.ID, s.target, &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
+		MinVersion: s.meta[req.Key].version})
+}
+
+// readTarget picks a node uniformly in [head, chainIndex] of key's chain,
+// or in the whole chain when the session has no entry for key (§3.6).
+func (s *session) readTarget(key string) protocol.NodeID {
+	c, _ := s.c.Chain(key)
+	n := len(c)
+	if e, ok := s.meta[key]; ok {
+		n = min(e.chainIndex+1, n)
+	}
+	return c[s.rng.IntN(n)]
+}
+
+// Step implements protocol.Node.
+func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+	var r protocol.Ready
+	if s.c.OnView(m) || s.pending == nil {
+		return r
+	}
+	req := s.pending
+	switch b := m.Body.(type) {
+	case *pb.StabilizeReply:
+		if req.Op != protocol.OpPut || b.ReqId != s.reqID || s.stabilizing == nil {
+			return r
+		}
+		if v, ok := s.stabilizing[b.Key]; ok && b.Version >= v {
+			delete(s.stabilizing, b.Key)
+			if len(s.stabilizing) == 0 {
+				s.send(&r)
+			}
+		}
+	case *pb.PutReply:
+		if req.Op != protocol.OpPut || b.ReqId != s.reqID || b.Key != req.Key || len(s.stabilizing) > 0 {
+			return r
+		}
+		s.pending = nil
+		// After a put its dependencies are dropped: the put alone
+		// stands for them (§3.5).
+		clear(s.meta)
+		s.meta[req.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		rep := protocol.Reply{Op: protocol.OpPut, Key: req.Key}
+		rep.SetWANRounds(s.wanRounds(req.Key))
+		r.Reply(rep)
+	case *pb.GetReply:
+		if req.Op != protocol.OpGet || b.ReqId != s.reqID || b.Key != req.Key {
+			return r
+		}
+		s.pending = nil
+		s.observe(b)
+		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
+		rep.SetWANRounds(s.wanRounds(req.Key))
+		r.Reply(rep)
+	}
+	return r
+}
+
+// observe applies §3.6's update rules: i) a stable version needs no
+// entry (chainIndex R, then garbage-collected); ii) the same version keeps
+// the larger chain index; iii) a newer version takes the serving node's.
+func (s *session) observe(b *pb.GetReply) {
+	e, ok := s.meta[b.Key]
+	switch {
+	case b.Stable:
+		if !ok || b.Version >= e.version {
+			delete(s.meta, b.Key)
+		}
+	case ok && b.Version == e.version:
+		e.chainIndex = max(e.chainIndex, int(b.ChainIndex))
+		s.meta[b.Key] = e
+	case !ok || b.Version > e.version:
+		s.meta[b.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+	}
+}
+
+// wanRounds is 1 when key's chain leaves the session's DC, else 0.
+func (s *session) wanRounds(key string) int {
+	c, _ := s.c.Chain(key)
+	for _, n := range c {
+		if n.DC() != s.c.ID.DC() {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Tick implements protocol.Node: retransmission and the op timeout.
+func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+	var r protocol.Ready
+	if s.pending == nil {
+		return r
+	}
+	if token == s.reqID|resendBit {
+		// Report the node that did not answer, then try again (with a
+		// newer view, when the master has one).
+		s.c.Retry(s.target, &r)
+		s.send(&r)
+		r.SetTimer(chain.ResendEvery, token)
+		return r
+	}
+	if token == s.reqID {
+		op := s.pending.Op
+		s.pending = nil
+		r.Reply(protocol.Reply{Op: op, Err: protocol.ErrTimeout})
+	}
+	return r
+}
