@@ -7,7 +7,9 @@
 # writers run while the schedule deploy/nemesis.yaml kills (docker kill),
 # restarts (docker start), pauses (docker pause/unpause), cuts a DC off
 # (docker network disconnect/connect) and kills a whole DC; after the heal
-# every acknowledged write is read back from every DC. It fails when an
+# every acknowledged write is read back from every DC. The cluster runs
+# with tls: true (deploy/cluster.yaml): the nemesis's container mounts the
+# certificates the compose service certs made. It fails when an
 # event of the schedule could not be carried out, an acknowledged write is
 # lost, a read returns what no put wrote, the history
 # is not causal+, or the cluster does not heal.
@@ -95,12 +97,16 @@ network=$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}}
 info "$(docker ps -q --filter "label=com.docker.compose.project=$project" | wc -l) containers up on network $network"
 
 step "3/4 causeway nemesis --docker-project $project (schedule deploy/nemesis.yaml) in a container on $network"
-# Root in the container: the Docker socket is root's. The nodes reply to
-# the nemesis's sessions at its host name, "nemesis". The nemesis waits
-# for nothing: its first faults come after the nodes had seconds to start,
-# and its bench and writers retry.
+# Root in the container: the Docker socket is root's. The cluster runs
+# with tls: true, so both containers mount the cluster's certificates (the
+# compose project's volume "certs", read-only): /healthz answers only the
+# admin certificate, and the bench's and writers' sessions present the
+# client certificate (the nodes reply on their connections). The nemesis
+# waits for nothing: its first faults come after the nodes had seconds to
+# start, and its bench and writers retry.
+certs=("-v" "${project}_certs:$cfg/certs:ro")
 deadline=$((SECONDS + 90))
-until docker run --rm --network "$network" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" "$CAUSEWAY_IMAGE" \
+until docker run --rm --network "$network" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" "${certs[@]}" "$CAUSEWAY_IMAGE" \
 	cluster status --dir "$cfg" >"$out/status.txt" 2>&1; do
 	((SECONDS < deadline)) || { cat "$out/status.txt" >&2; fail "not every node is healthy after 90s"; }
 	sleep 1
@@ -108,7 +114,7 @@ done
 info "every node answers /healthz"
 docker run -d --name "$runner" --hostname nemesis --network "$network" --network-alias nemesis \
 	--user 0:0 --cpus "${NEMESIS_CPUS:-1}" \
-	-v "$sock:/var/run/docker.sock" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" \
+	-v "$sock:/var/run/docker.sock" -v "$here/cluster.yaml:$cfg/cluster.yaml:ro" "${certs[@]}" \
 	-v "$here/nemesis.yaml:$cfg/nemesis.yaml:ro" "$CAUSEWAY_IMAGE" \
 	nemesis --cluster "$cfg" --docker-project "$project" --docker-network "$network" \
 	--schedule "$cfg/nemesis.yaml" --clients 3 --history /tmp/history.jsonl -w json >/dev/null

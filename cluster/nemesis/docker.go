@@ -31,7 +31,9 @@ const DefaultDockerSocket = "/var/run/docker.sock"
 // node's /admin endpoint:
 //
 //   - kill: docker kill (SIGKILL); restart: docker start, then wait until
-//     the node answers /healthz (unless its DC is cut off, see below);
+//     the node answers /healthz (unless its DC is cut off, see below),
+//     polled like the cluster commands poll it (cluster.Config.HTTPClient:
+//     with tls, HTTPS to the cluster's CA with the admin certificate);
 //   - pause, resume: docker pause, unpause (the cgroup freezer: the
 //     process is stopped as by SIGSTOP, its connections stay open);
 //   - partition {dc: X} (both ways, from every other DC): docker network
@@ -52,13 +54,14 @@ type Docker struct {
 	// Socket is the Docker daemon's socket (default DefaultDockerSocket).
 	Socket string
 
-	once   sync.Once
-	client *http.Client
-	health *http.Client
-	mu     sync.Mutex
-	ids    map[string]string // node ID → container ID
-	cutDCs map[string]bool   // DCs disconnected from Network
-	off    map[string]bool   // nodes whose containers are disconnected
+	once      sync.Once
+	client    *http.Client
+	health    *http.Client // the cluster commands' (cluster.Config.HTTPClient)
+	healthErr error        // why there is no health client
+	mu        sync.Mutex
+	ids       map[string]string // node ID → container ID
+	cutDCs    map[string]bool   // DCs disconnected from Network
+	off       map[string]bool   // nodes whose containers are disconnected
 }
 
 // Service is the compose service of node id ("a/s0" → "a-s0").
@@ -75,7 +78,10 @@ func (d *Docker) init() {
 				var dl net.Dialer
 				return dl.DialContext(ctx, "unix", sock)
 			}}}
-		d.health = &http.Client{Timeout: 2 * time.Second}
+		// With tls the nodes serve /healthz over HTTPS to a client
+		// certificate of the cluster's CA only: the cluster commands'
+		// client (the admin certificate) polls it.
+		d.health, d.healthErr = d.Config.HTTPClient(2 * time.Second)
 		d.ids = map[string]string{}
 		d.cutDCs = map[string]bool{}
 		d.off = map[string]bool{}
@@ -244,6 +250,9 @@ func (d *Docker) Restart(ctx context.Context, ids []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if d.healthErr != nil {
+		return fmt.Errorf("restarted %v but cannot poll /healthz: %w", ids, d.healthErr)
+	}
 	ctx, cancel := context.WithTimeout(ctx, cluster.DefaultUpTimeout)
 	defer cancel()
 	nodes := map[string]cluster.Node{}
@@ -257,7 +266,7 @@ func (d *Docker) Restart(ctx context.Context, ids []string) error {
 				st, _, err := d.inspect(ctx, id)
 				ok = err == nil && st.State.Running
 			} else {
-				ok = d.healthy(ctx, nodes[id].HTTP)
+				ok = d.healthy(ctx, nodes[id])
 			}
 			if ok {
 				break
@@ -272,8 +281,10 @@ func (d *Docker) Restart(ctx context.Context, ids []string) error {
 	return nil
 }
 
-func (d *Docker) healthy(ctx context.Context, addr string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
+// healthy reports whether node n answers /healthz with 200: over HTTPS
+// with the admin certificate when the cluster has tls, else HTTP.
+func (d *Docker) healthy(ctx context.Context, n cluster.Node) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.Config.NodeURL(n, "/healthz"), nil)
 	if err != nil {
 		return false
 	}

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/cluster"
 )
 
 // fakeDocker is a Docker daemon's Engine API as far as Docker uses it:
@@ -169,5 +173,72 @@ func TestDockerRefusesWhatItCannotDo(t *testing.T) {
 	}
 	if _, err := os.Stat("../../deploy/nemesis.yaml"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDockerRestartPollsHealthzOverHTTPS: with tls (the Compose cluster's
+// deploy/cluster.yaml) a node serves /healthz over HTTPS to a client
+// certificate of the cluster's CA only. Restart's wait polls it as the
+// cluster commands do, with the admin certificate, and returns once the
+// node answers; without an admin certificate it says so at once rather
+// than polling until the timeout.
+func TestDockerRestartPollsHealthzOverHTTPS(t *testing.T) {
+	dir := t.TempDir()
+	nodes := []string{"a/s0", "a/s1", "b/s0", "b/s1", "c/s0", "c/s1"}
+	if err := certs.Generate(dir, certs.Options{Nodes: nodes, Clients: []string{"client", cluster.AdminCertName}}); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := certs.ServerConfig(dir, "a/s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var polls []string // the client certificate of each /healthz request
+	health := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who := r.TLS.PeerCertificates[0].Subject.CommonName
+		mu.Lock()
+		polls = append(polls, who)
+		mu.Unlock()
+		if r.URL.Path != "/healthz" || who != cluster.AdminCertName {
+			w.WriteHeader(http.StatusForbidden)
+		}
+	}))
+	health.TLS = tc
+	health.StartTLS()
+	defer health.Close()
+
+	cfg := testConfig(t, "cops")
+	cfg.TLS, cfg.CertsDir = true, dir
+	for i := range cfg.Nodes {
+		cfg.Nodes[i].HTTP = strings.TrimPrefix(health.URL, "https://")
+	}
+	f := &fakeDocker{}
+	d := &Docker{Config: cfg, Project: "p", Socket: startFakeDocker(t, f)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Restart(ctx, []string{"a/s0"}); err != nil {
+		t.Fatalf("Restart against an HTTPS /healthz: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(polls) == 0 || polls[len(polls)-1] != cluster.AdminCertName {
+		t.Errorf("/healthz was polled with client certificates %v, want %s", polls, cluster.AdminCertName)
+	}
+	if !slices.Equal(f.ops, []string{"start a-s0"}) {
+		t.Errorf("docker operations %v, want [start a-s0]", f.ops)
+	}
+
+	// No admin certificate: Restart fails at once, naming it.
+	if err := os.Remove(filepath.Join(dir, cluster.AdminCertName+".crt")); err != nil {
+		t.Fatal(err)
+	}
+	d = &Docker{Config: cfg, Project: "p", Socket: startFakeDocker(t, f)}
+	start := time.Now()
+	err = d.Restart(ctx, []string{"a/s0"})
+	if err == nil || !strings.Contains(err.Error(), "admin certificate") {
+		t.Errorf("Restart without the admin certificate: %v, want an error naming it", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("Restart without the admin certificate took %v: it polled", time.Since(start))
 	}
 }

@@ -42,8 +42,11 @@ With --docker-project the cluster is Docker Compose's (deploy/compose.yaml;
 DIR holds its cluster.yaml) and every fault is a Docker operation: docker
 kill, start, pause, unpause, network disconnect and connect (a partition
 cuts a DC off the network, from its clients too); schedules with added
-delay, clock skew or partial partitions are refused. 'make docker-nemesis'
-runs it in a container on the cluster's network with the Docker socket.
+delay, clock skew or partial partitions are refused. A restarted node is
+waited for at /healthz as 'causeway cluster status' polls it (with tls:
+HTTPS, presenting the admin certificate of certs_dir). 'make docker-nemesis'
+runs it in a container on the cluster's network with the Docker socket and
+the cluster's certificates.
 
 Without --schedule the built-in schedule runs (about 20 s on local3: every
 fault kind at least once; 'causeway nemesis --print-schedule' shows it).
