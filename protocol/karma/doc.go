@@ -38,13 +38,14 @@
 // acknowledges. It carries as put-after dependencies only the
 // thread's in-flight reads (its DRR entries). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
-// order within a ring comes from a program-order dependency on the
-// thread's previous buffered write (see the deviations). The MM waits until
-// every read dependency is committed in its ring and the previous write is
-// stored there (DepCheck to the owning MM), stores the value
-// (last-writer-wins by Lamport version), invalidates every DC cache in the
-// key's cached-at set and waits for their acknowledgements (§4.3) and for
-// the previous write to be committed in the ring, and only then
+// order within a ring comes from program-order dependencies on the
+// thread's earlier buffered writes (see "Pipelined propagation"). The MM
+// waits until every read dependency is committed in its ring, then (the
+// write is ready) until every earlier buffered write of the thread is
+// ready there too (DepChecks to the owning MMs, in parallel), stores the
+// value (last-writer-wins by Lamport version), invalidates every DC cache
+// in the key's cached-at set and waits for their acknowledgements (§4.3)
+// and for the earlier writes to be committed in the ring, and only then
 // acknowledges the CC. When every ring has acknowledged it and the
 // thread's earlier writes are complete (acknowledgements may arrive out of
 // order), the write is complete: the CC sends STABLE to the key's MM in
@@ -167,6 +168,85 @@
 // incarnation. MMs hand out no ids: DepCheck/DepOK and
 // Invalidate/InvalidateAck are matched on key and version.
 //
+// # Pipelined propagation (issue 12)
+//
+// §4.1.2 asks that each ring receive a thread's writes in program order,
+// not that they cross the network one at a time. Chaining each write to
+// its predecessor (stored once the previous write is stored in the ring)
+// keeps the order but lets a ring store a thread's writes at most one
+// intra-ring hop apart, so a thread that writes faster than that builds a
+// backlog that does not drain while it runs. Instead, per ring R and for
+// a write s of a thread:
+//
+//   - P(s), its predecessors: the thread's writes still in its write
+//     buffer (incomplete) when s entered it. RingPut lists them all as
+//     program-order dependencies, not only the previous write; the CC
+//     completes writes in program order, so every earlier write not in
+//     P(s) was complete — written in every ring — before s existed.
+//   - Ready (MM of s): s has arrived and its put-after dependencies are
+//     written in R. The MM ticks its commit clock (r(s), the ready time),
+//     persists s as pending ("p/<key>@<v>"), and answers program-order
+//     DepChecks for s with DepOK{ready: r(s)}. On arrival it sends those
+//     DepChecks for every member of P(s) at once: one intra-ring round
+//     trip, however long the backlog.
+//   - Installed (readable): s is ready and every member of P(s) answered
+//     ready. Its evt (commit-clock time it became readable) is
+//     evt(s) = max(r(s), r(j) for j in P(s)): fixed numbers, so every MM
+//     derives the same times for the same writes without a further round.
+//   - Written (committed): s is installed here, its cache invalidations are
+//     acknowledged (§4.3), and every member of P(s) is written in R
+//     (DepChecks without program_order, sent at once as well). Only then
+//     are put-after DepChecks for s answered and the CC acknowledged.
+//
+// What an MM does with reads of a key that has ready versions not yet
+// installed ("unconfirmed"): a get waits until the versions unconfirmed at
+// its arrival are installed (one hop at most without faults); a
+// get-transaction's first round answers the key's state at
+// c' = min(clock, smallest unconfirmed r - 1) with the interval [evt, c'],
+// and a second round at eff waits until the unconfirmed versions with
+// r <= eff are installed. A key's state at commit-clock time t is its
+// highest version installed with evt <= t (installs need not arrive in evt
+// order).
+//
+// Why each §4 guarantee still holds:
+//
+//   - Program order per ring (§4.1.2). A reader that read s in R and then
+//     reads the key of j in P(s) from R reaches j's MM after j became
+//     ready there (s was installed only after j's ready DepOK left j's
+//     MM): j is installed, or the get waits until it is. A pending write
+//     is synced before its DepOK leaves, so a crash of j's MM between the
+//     two only delays the get (testdata/pipelined_crash_mid_batch).
+//   - Put-after (§2.2). Ready needs the put-after dependencies written in
+//     R; written(d) means d and P(d) are installed in R, and by induction
+//     so is d's whole causal past.
+//   - Completion and STABLE (§4.1.2). A ring acknowledges s only when it
+//     is written there, so a complete write is written in every ring, and
+//     with it P(s) and its put-after dependencies: STABLE is sent, in
+//     program order, under the same condition as before.
+//   - Invalidation before commit (§4.3). Written waits for s's own
+//     invalidations and for P(s) written, so when s is stable everything in
+//     its causal past has left every cache, as before.
+//   - DRR lifting (§4.2). A put completes only after its put-after
+//     dependencies are written in every ring: the transitivity argument is
+//     unchanged, and so is notify-after.
+//   - Claims 1 and 2 (§4.4). Visible still implies put-after dependencies
+//     written in the ring. A back end that fails holding a ready member of
+//     P(s) keeps s from being written in R, exactly as a failed
+//     predecessor did before; the escape for a reader bound there is
+//     rebind.go's ring move.
+//   - Get-transactions (§4.5). For j in P(s), evt(j) <= evt(s): P(j) is
+//     within P(s) except writes completed before s was put, whose
+//     acknowledgements' clocks the CC carried on s's RingPut, so r(s)
+//     exceeds their evts. A reply never claims a version valid at or
+//     beyond an unconfirmed r, and a version ready later gets an r above
+//     every clock already answered, so no install lands inside an
+//     interval already claimed for an older version.
+//
+// Cost: a write names up to the thread's backlog as dependencies, so a
+// backlog of k writes costs O(k²) DepChecks in each ring (batching them
+// per owning server is issue 17); the backlog now drains in about two
+// intra-ring hops instead of one hop per write.
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -218,29 +298,13 @@
 //   - One propagator per ring per CC, pipelined across client threads and
 //     within a thread: instead of sending a thread's next write to a ring
 //     once the previous one is acknowledged there (§4.1.2's program-order
-//     propagation, which caps a thread at one write per round trip to
-//     the farthest ring), all its buffered writes travel at once, each
-//     naming the previous one as a program-order dependency. An MM stores
-//     a write once the previous one is stored in the ring (so a reader
-//     restricted to the ring sees both), and counts it written — answering
-//     DepChecks and acknowledging the CC — only once the previous one is
-//     written there too (so a write is stable only after everything before
-//     it left every cache). Known limit: a ring stores a thread's writes
-//     at most one intra-ring hop (the DepOK from the previous write's MM)
-//     apart, so a thread writing faster than that — on karma-aws8 a
-//     Brazil client, whose reads are all local, writes about every 25
-//     ms — builds a backlog in the multi-DC rings that does not
-//     drain while it runs (issue 12). Faults make it longer: under the
-//     default live nemesis schedule on local3 (cluster/nemesis; its
-//     simulator twin in cluster/nemesis/testdata) the ring of a and b
-//     still stored writes 27–76 s after the heal in four live runs,
-//     partly because a write's retransmission waits follow its measured
-//     acknowledgement time, which includes the backlog (rttEstimate: up
-//     to 30 s, and up to 60 s between one write's retransmissions).
-//     Put-after dependencies, unlike the previous write, are waited for
-//     until written, not stored: §4.4's AZ-B argument needs a version
-//     visible in a ring to be able to complete while a back end of that
-//     ring is down, so its dependencies must already be written there
+//     propagation, which caps a thread at one write per round trip to the
+//     farthest ring), all its buffered writes travel at once and program
+//     order is kept by the MMs (see "Pipelined propagation").
+//     Put-after dependencies, unlike the thread's own earlier writes, are
+//     waited for until written, not ready: §4.4's AZ-B argument needs a
+//     version visible in a ring to be able to complete while a back end of
+//     that ring is down, so its dependencies must already be written there
 //     (testdata/restricted_reader_after_back_crash).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
