@@ -315,11 +315,11 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	t := c.thread(b.Session)
 	t.get, t.txn = nil, nil
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
-	if n := len(t.wb); n > 0 {
-		// Program order: the write must follow the thread's previous one
-		// in every ring (see propagate).
-		prev := t.wb[n-1].put
-		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version, ProgramOrder: true})
+	// Program order: the write must follow every earlier write of the
+	// thread still buffered (incomplete), in every ring (doc.go,
+	// "Pipelined propagation"); the earlier ones are complete.
+	for _, e := range t.wb {
+		put.Deps = append(put.Deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
 	}
 	c.nextID++
 	e := c.newEntry(t.name, put)
@@ -351,9 +351,10 @@ func (c *coordinator) binding(t *threadState) int {
 
 // propagate sends every buffered write of the thread to every ring that
 // has not acknowledged it, retransmitting with backoff. Program order
-// holds because each write names the thread's previous buffered write as a
-// put-after dependency, so all of a thread's writes are in flight at once
-// rather than one per ring round trip (see doc.go, deviations).
+// holds because each write names the thread's earlier buffered writes as
+// program-order dependencies, so all of a thread's writes are in flight at
+// once rather than one per ring round trip (doc.go, "Pipelined
+// propagation").
 func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.Ready) {
 	entries := t.wb
 	if t.notify != nil {
