@@ -329,12 +329,43 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	c.propagate(now, t, r)
 }
 
+// deps are the put-after dependencies of the thread's next write: its
+// restrictions, but for its own buffered writes (buffered).
 func (t *threadState) deps() []*pb.Dep {
+	out := make([]*pb.Dep, 0, len(t.drr))
+	for _, d := range t.restrictions() {
+		if !t.buffered(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// restrictions are the thread's DRR entries, in key order: what a
+// notify-after confirms.
+func (t *threadState) restrictions() []*pb.Dep {
 	out := make([]*pb.Dep, 0, len(t.drr))
 	for _, k := range slices.Sorted(maps.Keys(t.drr)) {
 		out = append(out, t.drr[k])
 	}
 	return out
+}
+
+// buffered reports whether d is one of the thread's own writes still in
+// its write buffer. Reading it back from a ring restricts the thread like
+// any in-flight read, but it is no put-after dependency of the thread's
+// later writes: program order already puts them after it in every ring
+// (§4.1.2: "no put-after is needed if the puts are completed in thread
+// program order"), and its completion lifts the restriction (complete).
+// As a put-after dependency it would hold every later write until it is
+// written in every ring, one write per ring round trip again.
+func (t *threadState) buffered(d *pb.Dep) bool {
+	for _, e := range t.wb {
+		if e.put.Key == d.Key && e.put.Version == d.Version {
+			return true
+		}
+	}
+	return false
 }
 
 // restricted reports whether the thread's accesses are under a DRR (for
@@ -366,11 +397,11 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 			case e.acked[ring]:
 			case !e.sent[ring]:
 				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
 			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
 				e.resent[ring] = true
 				c.ackRTT[ring].backOff(now)
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
 			}
 		}
 	}
@@ -420,7 +451,7 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 		t.completed[e.put.Key] = e.put
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
-	c.lift(t, e.put.Deps, r)
+	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version}), r)
 }
 
 // lift removes the given restrictions of a thread; with none left it may
@@ -446,7 +477,7 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 	if len(t.drr) == 0 || !c.notifies(t) || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
 		return
 	}
-	deps := t.deps()
+	deps := t.restrictions()
 	t.lastNotify = now
 	e := c.newEntry(t.name, &pb.RingPut{Key: deps[0].Key, Deps: deps, Notify: true, Id: c.nextID})
 	c.nextID++
@@ -472,8 +503,8 @@ func (t *threadState) uncovered() bool {
 			covered[depKey(d.Key, d.Version)] = true
 		}
 	}
-	for dk := range t.drr {
-		if !covered[dk] {
+	for dk, d := range t.drr {
+		if !covered[dk] && !t.buffered(d) {
 			return true
 		}
 	}
@@ -671,10 +702,34 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
-// withClock returns a copy of a buffered write carrying the CC's commit
-// clock now (the buffered message itself may be in a runtime's hands).
-func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
-	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+// toRing returns a copy of a buffered write for ring carrying the CC's
+// commit clock now (the buffered message itself may be in a runtime's
+// hands). Of its program-order dependencies it keeps those the ring has
+// not acknowledged yet: an acknowledged one is written there, and the
+// clock this copy carries is above its evt (doc.go, "Pipelined
+// propagation").
+func (c *coordinator) toRing(t *threadState, ring int, p *pb.RingPut) *pb.RingPut {
+	deps := p.Deps
+	if len(deps) > 0 {
+		deps = make([]*pb.Dep, 0, len(p.Deps))
+		for _, d := range p.Deps {
+			if !d.ProgramOrder || !t.ackedIn(ring, d) {
+				deps = append(deps, d)
+			}
+		}
+	}
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+}
+
+// ackedIn reports whether the thread's write d has been acknowledged by
+// ring, or has completed (left the write buffer).
+func (t *threadState) ackedIn(ring int, d *pb.Dep) bool {
+	for _, e := range t.wb {
+		if e.put.Key == d.Key && e.put.Version == d.Version {
+			return e.acked[ring]
+		}
+	}
+	return true
 }
 
 // found reports whether a read of version with value returned data: a

@@ -100,11 +100,13 @@ type middleMan struct {
 	pending    map[string]*incomingWrite
 	readyAt    map[string]uint64
 	knownReady map[string]uint64
+	// knownWritten are other MMs' versions known written in the ring.
+	knownWritten map[string]bool
 	// held are reads waiting for unconfirmed versions of their key.
-	held  map[string][]*heldRead
-	inval map[string]*invalidation // by depKey of the write
-	stab          stabilizer               // versions awaiting STABLE (stabilize.go)
-	ticking       bool
+	held    map[string][]*heldRead
+	inval   map[string]*invalidation // by depKey of the write
+	stab    stabilizer               // versions awaiting STABLE (stabilize.go)
+	ticking bool
 	// loaded is the dataset the run starts with (nil: none): a read of a
 	// loaded key's version 0 returns its loaded value.
 	loaded *protocol.Dataset
@@ -116,7 +118,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, readyWaiters: map[string]map[protocol.NodeID]bool{},
-		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{},
+		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{},
 		held: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
@@ -222,8 +224,12 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
-		if b.Dep.ProgramOrder {
-			m.knownReady[depKey(b.Dep.Key, b.Dep.Version)] = b.Ready
+		if m.topo.RingOf(msg.From.DC()) == m.ring {
+			if dk := depKey(b.Dep.Key, b.Dep.Version); b.Dep.ProgramOrder {
+				m.knownReady[dk] = b.Ready
+			} else {
+				m.knownWritten[dk] = true
+			}
 		}
 		if !m.stabilityAnswer(msg.From, b, &r) {
 			m.depSatisfied(now, depName(b.Dep), &r)

@@ -78,6 +78,9 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
 	}
+	if !b.Notify {
+		m.waitPredecessors(now, b, r)
+	}
 	w := &incomingWrite{msg: b, from: from}
 	if !m.deps.Waiting(wk) {
 		m.ready(now, w, r)
@@ -105,17 +108,17 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, ProgramOrder: true}, Clock: m.lc.now, Ready: at})
 	}
 	delete(m.readyWaiters, wk)
-	m.waitPredecessors(now, w, r)
+	m.pending[wk] = w
+	if !m.deps.Waiting(confName(wk)) {
+		m.install(now, wk, r)
+	}
 }
 
-// waitPredecessors records a ready write as pending and sends, all at
-// once, the DepChecks for its program-order dependencies: ready (to
-// install it) and written (to count it written). It installs the write
-// at once if they are all ready.
-func (m *middleMan) waitPredecessors(now time.Duration, w *incomingWrite, r *protocol.Ready) {
-	b := w.msg
+// waitPredecessors sends, all at once and as soon as a write arrives, the
+// DepChecks for its program-order dependencies: ready (to install it once
+// it is ready itself) and written (to count it written).
+func (m *middleMan) waitPredecessors(now time.Duration, b *pb.RingPut, r *protocol.Ready) {
 	wk := depKey(b.Key, b.Version)
-	m.pending[wk] = w
 	for _, d := range b.Deps {
 		if !d.ProgramOrder {
 			continue
@@ -124,16 +127,13 @@ func (m *middleMan) waitPredecessors(now time.Duration, w *incomingWrite, r *pro
 		if _, ok := m.readyOf(dk); !ok && m.deps.Wait(confName(wk), depName(d), d, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
-		if m.committed[dk] {
+		if m.committed[dk] || m.knownWritten[dk] {
 			continue
 		}
 		wd := &pb.Dep{Key: d.Key, Version: d.Version}
 		if m.deps.Wait(gateName(wk), dk, wd, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: wd})
 		}
-	}
-	if !m.deps.Waiting(confName(wk)) {
-		m.install(now, wk, r)
 	}
 }
 
@@ -338,6 +338,9 @@ func (m *middleMan) recoverPending(st storage.Reader) {
 // recovered as pending.
 func (m *middleMan) resumeWaits(now time.Duration, r *protocol.Ready) {
 	for _, wk := range slices.Sorted(maps.Keys(m.pending)) {
-		m.waitPredecessors(now, m.pending[wk], r)
+		m.waitPredecessors(now, m.pending[wk].msg, r)
+		if !m.deps.Waiting(confName(wk)) {
+			m.install(now, wk, r)
+		}
 	}
 }
