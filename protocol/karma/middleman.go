@@ -254,20 +254,21 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 // the key's cached-at set. A get-transaction's second round (at > 0) reads
 // the version valid at that commit-clock time instead (§4.5).
 //
-// at, when not zero, is the commit-clock time to read at and clock the
-// latest time the reply claims the version valid (a first round's read
-// of a key with unconfirmed versions, pipeline.go); 0: the MM's clock.
-func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, at, clock uint64, r *protocol.Ready) {
+// A first round's read of a key with versions ready and not installed
+// (pipeline.go) passes capped: it reads as of, and claims validity only
+// until, the commit-clock time until.
+func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, capped bool, until uint64, r *protocol.Ready) {
 	o := m.store[b.Key]
-	if clock == 0 {
+	at, clock, asOf := until, until, capped
+	if !capped {
 		clock = m.lc.now
 	}
 	if b.At > 0 {
 		// Every version committed from now on is later than at.
 		m.lc.observe(b.At)
-		at, clock = b.At, m.lc.now
+		at, clock, asOf = b.At, m.lc.now, true
 	}
-	if at > 0 {
+	if asOf {
 		var ok bool
 		if o, ok = m.versionAt(b.Key, at); !ok {
 			r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(m.ring), Clock: clock, TooOld: true})

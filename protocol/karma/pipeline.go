@@ -268,9 +268,9 @@ func (m *middleMan) read(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready)
 	}
 	switch {
 	case len(wait) == 0:
-		m.get(from, b, 0, 0, r)
-	case b.Txn && b.At == 0 && first > 1:
-		m.get(from, b, first-1, min(first-1, m.lc.now), r)
+		m.get(from, b, false, 0, r)
+	case b.Txn && b.At == 0:
+		m.get(from, b, true, first-1, r)
 	default:
 		m.held[b.Key] = append(m.held[b.Key], &heldRead{from: from, msg: b, waitFor: wait})
 	}
@@ -283,7 +283,7 @@ func (m *middleMan) released(wk, key string, r *protocol.Ready) {
 	for _, h := range m.held[key] {
 		delete(h.waitFor, wk)
 		if len(h.waitFor) == 0 {
-			m.get(h.from, h.msg, 0, 0, r)
+			m.get(h.from, h.msg, false, 0, r)
 		} else {
 			keep = append(keep, h)
 		}
