@@ -36,7 +36,8 @@
 //
 // The CC appends the put to the thread's persistent WB (synced) and
 // acknowledges. It carries as put-after dependencies only the
-// thread's in-flight reads (its DRR entries). Every buffered write is sent
+// thread's in-flight reads (its DRR entries), less its own buffered
+// writes read back from a ring (see "Pipelined propagation"). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from program-order dependencies on the
 // thread's earlier buffered writes (see "Pipelined propagation"). The MM
@@ -180,15 +181,18 @@
 //
 //   - P(s), its predecessors: the thread's writes still in its write
 //     buffer (incomplete) when s entered it. RingPut lists them all as
-//     program-order dependencies, not only the previous write; the CC
-//     completes writes in program order, so every earlier write not in
-//     P(s) was complete — written in every ring — before s existed.
+//     program-order dependencies, not only the previous write, less those
+//     ring R had acknowledged when this copy was sent (written there, and
+//     below the clock the copy carries); the CC completes writes in
+//     program order, so every earlier write not in P(s) was complete —
+//     written in every ring — before s existed.
 //   - Ready (MM of s): s has arrived and its put-after dependencies are
 //     written in R. The MM ticks its commit clock (r(s), the ready time),
 //     persists s as pending ("p/<key>@<v>"), and answers program-order
-//     DepChecks for s with DepOK{ready: r(s)}. On arrival it sends those
-//     DepChecks for every member of P(s) at once: one intra-ring round
-//     trip, however long the backlog.
+//     DepChecks for s with DepOK{ready: r(s)}. On arrival (before s is
+//     ready) the MM sends those DepChecks for every member of P(s) at
+//     once: one intra-ring round trip, however long the backlog, and
+//     remembers the answers (knownReady, knownWritten) for later writes.
 //   - Installed (readable): s is ready and every member of P(s) answered
 //     ready. Its evt (commit-clock time it became readable) is
 //     evt(s) = max(r(s), r(j) for j in P(s)): fixed numbers, so every MM
@@ -242,10 +246,38 @@
 //     every clock already answered, so no install lands inside an
 //     interval already claimed for an older version.
 //
+// A thread's own write that it reads back in flight from a ring (its
+// write buffer defers to the ring under the §4.1.2 corner case) restricts
+// it like any in-flight read, but is no put-after dependency of its later
+// writes: program order already puts them after it in every ring (§4.1.2:
+// "no put-after is needed if the puts are completed in thread program
+// order"), and as a put-after dependency it held each later write, in
+// every ring, until the earlier one was written there — one write per
+// ring round trip again. Such a restriction is lifted when the write
+// itself completes.
+//
 // Cost: a write names up to the thread's backlog as dependencies, so a
-// backlog of k writes costs O(k²) DepChecks in each ring (batching them
-// per owning server is issue 17); the backlog now drains in about two
-// intra-ring hops instead of one hop per write.
+// backlog of k writes costs O(k) DepChecks per write in each ring
+// (batching them per owning server is issue 17).
+//
+// Measured (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50/p99 in
+// ms; before → after): one client per DC, karma 802/1401 → 260/453;
+// four per DC, karma 2445/4821 → 2045/4188, karma-nc 1843/3551 →
+// 1765/3570, cops-pr 1910/3574 → 1811/3717, against cops's 129/168.
+// What still limits four per DC is not program order but put-after
+// across threads: Brazil's four threads (all their reads local) keep
+// reading each other's in-flight writes, so each write depends on
+// another thread's write that must be written in every ring first, and
+// each such link costs, in a multi-DC ring, a DepOK hop plus the
+// dependency's own gate (its predecessors written) and invalidations —
+// more than the ~25 ms between a thread's writes, so the lag still grows
+// while the run lasts (measured with temporary counters: the wait for
+// put-after dependencies grows from 25 ms to 1.7 s over 5 s; installing
+// once ready takes ~25 ms, writing once installed ~50 ms). Reaching the
+// per-write bound needs put-after dependencies satisfied by less than
+// "written in the ring" without losing §4.4's AZ-B argument (doc.go
+// history: "stored is enough" broke Table 1), e.g. reads carrying their
+// writer's evidence.
 //
 // # Message catalogue (wire/karmapb)
 //
