@@ -272,11 +272,9 @@
 // (batching them per owning server is issue 17).
 //
 // Measured (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50/p99 in
-// ms, before → after): one client per DC, karma 802/1401 → 256/320
-// (bound ratio 1.69); four per DC, karma 2445/4821 → 291/436 (1.99),
-// karma-nc 1843/3551 → 312/512, cops-pr 1910/3574 → 312/512 (2.13),
-// against cops's 129/168 in the same run (so 2.3× and 2.4× cops's p50:
-// a multi-DC ring still costs its DepCheck round trip). What limited four per DC was less
+// ms, before → after): one client per DC, karma 802/1401 → RESULT1; four
+// per DC, karma 2445/4821 → RESULT2, cops-pr 1910/3574 → RESULT3, against
+// cops's 129/168 in the same run. What limited four per DC was less
 // program order than put-after across threads: Brazil's four threads (all
 // their reads local) keep reading each other's in-flight writes, and a
 // write waited, in every ring, for each such dependency to be written
