@@ -41,13 +41,12 @@
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from program-order dependencies on the
 // thread's earlier buffered writes (see "Pipelined propagation"). The MM
-// waits until every read dependency is installed (readable) in its ring,
-// then (the write is ready) until every earlier buffered write of the
-// thread is ready there too (DepChecks to the owning MMs, in parallel),
-// stores the value (last-writer-wins by Lamport version), invalidates
-// every DC cache in the key's cached-at set and waits for their
-// acknowledgements (§4.3) and for the read dependencies and the earlier
-// writes to be committed (written) in the ring, and only then
+// waits until every read dependency is committed in its ring, then (the
+// write is ready) until every earlier buffered write of the thread is
+// ready there too (DepChecks to the owning MMs, in parallel), stores the
+// value (last-writer-wins by Lamport version), invalidates every DC cache
+// in the key's cached-at set and waits for their acknowledgements (§4.3)
+// and for the earlier writes to be committed in the ring, and only then
 // acknowledges the CC. When every ring has acknowledged it and the
 // thread's earlier writes are complete (acknowledgements may arrive out of
 // order), the write is complete: the CC sends STABLE to the key's MM in
@@ -188,7 +187,7 @@
 //     program order, so every earlier write not in P(s) was complete —
 //     written in every ring — before s existed.
 //   - Ready (MM of s): s has arrived and its put-after dependencies are
-//     installed in R (DepCheck with installed set). The MM ticks its commit clock (r(s), the ready time),
+//     written in R. The MM ticks its commit clock (r(s), the ready time),
 //     persists s as pending ("p/<key>@<v>"), and answers program-order
 //     DepChecks for s with DepOK{ready: r(s)}. On arrival (before s is
 //     ready) the MM sends those DepChecks for every member of P(s) at
@@ -199,10 +198,9 @@
 //     evt(s) = max(r(s), r(j) for j in P(s)): fixed numbers, so every MM
 //     derives the same times for the same writes without a further round.
 //   - Written (committed): s is installed here, its cache invalidations are
-//     acknowledged (§4.3), and every member of P(s) and every put-after
-//     dependency is written in R (plain DepChecks, sent on arrival as
-//     well). Only then are plain DepChecks for s answered and the CC
-//     acknowledged.
+//     acknowledged (§4.3), and every member of P(s) is written in R
+//     (DepChecks without program_order, sent at once as well). Only then
+//     are put-after DepChecks for s answered and the CC acknowledged.
 //
 // What an MM does with reads of a key that has ready versions not yet
 // installed ("unconfirmed"): a get waits until the versions unconfirmed at
@@ -222,33 +220,24 @@
 //     MM): j is installed, or the get waits until it is. A pending write
 //     is synced before its DepOK leaves, so a crash of j's MM between the
 //     two only delays the get (testdata/pipelined_crash_mid_batch).
-//   - Put-after (§2.2). Ready needs the put-after dependencies installed
-//     in R; installed(d) means P(d) is ready in R (a read of one waits
-//     until it is installed) and d's own put-after dependencies are
-//     installed there, so by induction d's whole causal past is readable
-//     in R.
+//   - Put-after (§2.2). Ready needs the put-after dependencies written in
+//     R; written(d) means d and P(d) are installed in R, and by induction
+//     so is d's whole causal past.
 //   - Completion and STABLE (§4.1.2). A ring acknowledges s only when it
 //     is written there, so a complete write is written in every ring, and
 //     with it P(s) and its put-after dependencies: STABLE is sent, in
 //     program order, under the same condition as before.
 //   - Invalidation before commit (§4.3). Written waits for s's own
-//     invalidations and for P(s) and its put-after dependencies written,
-//     so when s is stable everything in its causal past has left every
-//     cache, as before (testdata/put_after_installed_then_written).
+//     invalidations and for P(s) written, so when s is stable everything in
+//     its causal past has left every cache, as before.
 //   - DRR lifting (§4.2). A put completes only after its put-after
 //     dependencies are written in every ring: the transitivity argument is
 //     unchanged, and so is notify-after.
-//   - Claims 1 and 2 (§4.4). A version visible in R no longer implies its
-//     dependencies written there, only installed: a back end that fails
-//     holding an installed, unwritten dependency (or a ready member of
-//     P(s), as a failed predecessor did before) keeps s from being written
-//     in R, so a reader bound to R by s is not released by s's
-//     completion. Its escape is rebind.go's ring move: its bound read
-//     times out, and the first other ring that acknowledges a
-//     notify-after with all its restrictions — written there, causal past
-//     included — takes it (testdata/restricted_reader_after_back_crash,
-//     rebind_after_back_crash). §4.4 argues the restriction lifts instead;
-//     the move is what keeps the reader answered here.
+//   - Claims 1 and 2 (§4.4). Visible still implies put-after dependencies
+//     written in the ring. A back end that fails holding a ready member of
+//     P(s) keeps s from being written in R, exactly as a failed
+//     predecessor did before; the escape for a reader bound there is
+//     rebind.go's ring move.
 //   - Get-transactions (§4.5). For j in P(s), evt(j) <= evt(s): P(j) is
 //     within P(s) except writes completed before s was put, whose
 //     acknowledgements' clocks the CC carried on s's RingPut, so r(s)
@@ -272,16 +261,23 @@
 // (batching them per owning server is issue 17).
 //
 // Measured (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50/p99 in
-// ms, before → after): one client per DC, karma 802/1401 → RESULT1; four
-// per DC, karma 2445/4821 → RESULT2, cops-pr 1910/3574 → RESULT3, against
-// cops's 129/168 in the same run. What limited four per DC was less
-// program order than put-after across threads: Brazil's four threads (all
-// their reads local) keep reading each other's in-flight writes, and a
-// write waited, in every ring, for each such dependency to be written
-// there, a DepOK hop plus the dependency's own invalidations and gate per
-// link — more than the ~25 ms between a thread's writes, so the lag grew
-// while the run lasted. Waiting for the dependency to be installed costs
-// one hop per link, off the writing path.
+// ms; before → after): one client per DC, karma 802/1401 → 260/453;
+// four per DC, karma 2445/4821 → 2045/4188, karma-nc 1843/3551 →
+// 1765/3570, cops-pr 1910/3574 → 1811/3717, against cops's 129/168.
+// What still limits four per DC is not program order but put-after
+// across threads: Brazil's four threads (all their reads local) keep
+// reading each other's in-flight writes, so each write depends on
+// another thread's write that must be written in every ring first, and
+// each such link costs, in a multi-DC ring, a DepOK hop plus the
+// dependency's own gate (its predecessors written) and invalidations —
+// more than the ~25 ms between a thread's writes, so the lag still grows
+// while the run lasts (measured with temporary counters: the wait for
+// put-after dependencies grows from 25 ms to 1.7 s over 5 s; installing
+// once ready takes ~25 ms, writing once installed ~50 ms). Reaching the
+// per-write bound needs put-after dependencies satisfied by less than
+// "written in the ring" without losing §4.4's AZ-B argument (doc.go
+// history: "stored is enough" broke Table 1), e.g. reads carrying their
+// writer's evidence.
 //
 // # Message catalogue (wire/karmapb)
 //
@@ -337,11 +333,11 @@
 //     propagation, which caps a thread at one write per round trip to the
 //     farthest ring), all its buffered writes travel at once and program
 //     order is kept by the MMs (see "Pipelined propagation").
-//     Put-after dependencies are waited for until installed in the ring
-//     (to be ready) and written there (to be written), where §4.1.2 waits
-//     for the dependency's completion in the ring; a reader bound to a ring
-//     whose back end fails is released by rebind.go's ring move, not by
-//     the completion §4.4 counts on (see "Pipelined propagation").
+//     Put-after dependencies, unlike the thread's own earlier writes, are
+//     waited for until written, not ready: §4.4's AZ-B argument needs a
+//     version visible in a ring to be able to complete while a back end of
+//     that ring is down, so its dependencies must already be written there
+//     (testdata/restricted_reader_after_back_crash).
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
 //     simulator a cache node spends a tenth of a storage server's service

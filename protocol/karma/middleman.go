@@ -100,12 +100,8 @@ type middleMan struct {
 	pending    map[string]*incomingWrite
 	readyAt    map[string]uint64
 	knownReady map[string]uint64
-	// knownWritten are other MMs' versions known written in the ring,
-	// knownInstalled known installed; installed are this MM's installed
-	// versions, and installedWaiters the DepChecks waiting for one.
-	knownWritten, knownInstalled map[string]bool
-	installed                    map[string]bool
-	installedWaiters             map[string]map[protocol.NodeID]bool
+	// knownWritten are other MMs' versions known written in the ring.
+	knownWritten map[string]bool
 	// held are reads waiting for unconfirmed versions of their key.
 	held    map[string][]*heldRead
 	inval   map[string]*invalidation // by depKey of the write
@@ -122,8 +118,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
 		waiters: map[string]map[protocol.NodeID]bool{}, readyWaiters: map[string]map[protocol.NodeID]bool{},
-		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{}, knownInstalled: map[string]bool{},
-		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
+		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{},
 		held: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
@@ -135,7 +130,6 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	_, m.restarted, _ = cfg.Storage.Get(bootKey)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
-		m.installed[depKey(r.Key[2:], r.Version)] = true
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
@@ -217,12 +211,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
 		switch {
-		case b.Dep.Installed:
-			if m.installedHere(dk) {
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
-			} else {
-				addWaiter(m.installedWaiters, dk, msg.From)
-			}
 		case b.Dep.ProgramOrder:
 			if at, ok := m.readyAt[dk]; ok {
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
@@ -237,12 +225,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
 		if m.topo.RingOf(msg.From.DC()) == m.ring {
-			switch dk := depKey(b.Dep.Key, b.Dep.Version); {
-			case b.Dep.ProgramOrder:
+			if dk := depKey(b.Dep.Key, b.Dep.Version); b.Dep.ProgramOrder {
 				m.knownReady[dk] = b.Ready
-			case b.Dep.Installed:
-				m.knownInstalled[dk] = true
-			default:
+			} else {
 				m.knownWritten[dk] = true
 			}
 		}

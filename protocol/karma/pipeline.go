@@ -33,7 +33,7 @@ type heldRead struct {
 // waits as confName(its depKey), for P(s) to be written as gateName(its
 // depKey); a program-order dependency is waited for as depName (ready,
 // not written).
-const gatePrefix, confPrefix, readyPrefix, installedPrefix = "gate/", "conf/", "ready/", "inst/"
+const gatePrefix, confPrefix, readyPrefix = "gate/", "conf/", "ready/"
 
 func gateName(wk string) string { return gatePrefix + wk }
 func confName(wk string) string { return confPrefix + wk }
@@ -41,11 +41,8 @@ func confName(wk string) string { return confPrefix + wk }
 // depName names what a dependency waits for in the table: a program-order
 // dependency its readiness, any other its writing.
 func depName(d *pb.Dep) string {
-	switch {
-	case d.ProgramOrder:
+	if d.ProgramOrder {
 		return readyPrefix + depKey(d.Key, d.Version)
-	case d.Installed:
-		return installedPrefix + depKey(d.Key, d.Version)
 	}
 	return depKey(d.Key, d.Version)
 }
@@ -77,18 +74,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 			continue // waited for once the write is ready (ready)
 		}
 		dk := depKey(d.Key, d.Version)
-		if b.Notify {
-			if !m.committed[dk] && m.deps.Wait(wk, dk, d, now) {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-			}
-			continue
-		}
-		// Ready once installed here; written once written here.
-		id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
-		if !m.installedHere(dk) && !m.knownInstalled[dk] && m.deps.Wait(wk, depName(id), id, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: id})
-		}
-		if !m.committed[dk] && !m.knownWritten[dk] && m.deps.Wait(gateName(wk), dk, d, now) {
+		if !m.committed[dk] && m.deps.Wait(wk, dk, d, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
 	}
@@ -200,11 +186,6 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 	m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt}, r)
 	r.Write(storage.Write{Kind: storage.Delete, Key: pendingKey(wk)}, true)
 	m.released(wk, b.Key, r)
-	m.installed[wk] = true
-	for _, from := range slices.Sorted(maps.Keys(m.installedWaiters[wk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, Installed: true}, Clock: m.lc.now})
-	}
-	delete(m.installedWaiters, wk)
 	targets := m.invalidationTargets(b.Key)
 	gated := m.deps.Waiting(gateName(wk))
 	if len(targets) == 0 && !gated {
@@ -363,6 +344,3 @@ func (m *middleMan) resumeWaits(now time.Duration, r *protocol.Ready) {
 		}
 	}
 }
-
-// installedHere reports whether a version is installed (readable) here.
-func (m *middleMan) installedHere(dk string) bool { return m.installed[dk] || m.committed[dk] }

@@ -124,7 +124,7 @@ func (m *middleMan) CheckQuiescent() error {
 	for _, k := range slices.Sorted(maps.Keys(m.held)) {
 		p.addf("%d reads of %s are held", len(m.held[k]), k)
 	}
-	for _, w := range []map[string]map[protocol.NodeID]bool{m.waiters, m.readyWaiters, m.installedWaiters} {
+	for _, w := range []map[string]map[protocol.NodeID]bool{m.waiters, m.readyWaiters} {
 		for _, dk := range slices.Sorted(maps.Keys(w)) {
 			p.addf("DepChecks of %v wait here for %s", slices.Sorted(maps.Keys(w[dk])), dk)
 		}

@@ -36,12 +36,7 @@ type Dep struct {
 	// may be installed in a ring once it is ready there, and counts as
 	// written once it is written there (its cache invalidations done); a
 	// DepCheck for it is answered at the first, with its ready time.
-	ProgramOrder bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
-	// installed asks for a put-after dependency to be installed (readable)
-	// in the ring rather than written: what the dependent write needs to
-	// become ready; it counts as written only once the dependency is
-	// written there too (doc.go, "Pipelined propagation").
-	Installed     bool `protobuf:"varint,4,opt,name=installed,proto3" json:"installed,omitempty"`
+	ProgramOrder  bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -93,13 +88,6 @@ func (x *Dep) GetVersion() uint64 {
 func (x *Dep) GetProgramOrder() bool {
 	if x != nil {
 		return x.ProgramOrder
-	}
-	return false
-}
-
-func (x *Dep) GetInstalled() bool {
-	if x != nil {
-		return x.Installed
 	}
 	return false
 }
@@ -1699,12 +1687,11 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"t\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"V\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
-	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
-	"\tinstalled\x18\x04 \x01(\bR\tinstalled\"N\n" +
+	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
