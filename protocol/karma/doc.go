@@ -181,8 +181,9 @@
 // one write per ring round trip. Such a restriction is lifted when the
 // write itself completes (coordinator.complete). Measured on
 // karma-aws8, ycsb-95-5, 5 s, seed 2, one client per DC: visibility p50
-// 802 → 589 ms (karma), 856 ms (cops-pr); with four per DC it changes
-// little (karma 2445 → 2421 ms, cops-pr 1910 → 1922 ms).
+// 802 → 589 ms for karma (cops-pr 854 → 856, karma-nc 884 → 886: their
+// threads seldom read their own writes back); with four per DC it
+// changes little (karma 2445 → 2421 ms, cops-pr 1910 → 1922 ms).
 //
 // Issue 12 asks for more: propagation at network speed. A pipelined
 // design was built and measured on this branch, and is not enabled; its
