@@ -4,5 +4,6 @@ import (
 	// Each import registers one protocol (or, for karma, its variants).
 	_ "github.com/causeway/causeway/protocol/cops"
 	_ "github.com/causeway/causeway/protocol/eventual"
+	_ "github.com/causeway/causeway/protocol/k2"
 	_ "github.com/causeway/causeway/protocol/karma"
 )
