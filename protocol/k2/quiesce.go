@@ -20,7 +20,7 @@ var (
 func (s *server) CheckQuiescent() error {
 	var list []string
 	add := func(format string, args ...any) {
-		if len(list) < 5 {
+		if len(list) < 500 {
 			list = append(list, fmt.Sprintf(format, args...))
 		}
 	}
@@ -37,7 +37,8 @@ func (s *server) CheckQuiescent() error {
 		add("transaction %x awaits replication", v)
 	}
 	for _, v := range sortedKeys(s.rcoord) {
-		add("replicated transaction %x not committed here", v)
+		t := s.rcoord[v]
+		add("replicated transaction %x not committed here (deps %v, %d/%d votes, evt %x)", v, sortedKeys(t.deps), len(t.votes), len(t.parts), t.evt)
 	}
 	for _, v := range sortedKeys(s.rprepared) {
 		add("replicated transaction %x prepared, not committed", v)

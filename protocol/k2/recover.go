@@ -1,6 +1,7 @@
 package k2
 
 import (
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -12,7 +13,7 @@ import (
 
 // Storage layout (every record synced before the message it enables):
 //
-//	v/<key> @version   a committed version (pb.Stored: EVT, value at a
+//	v/<key>@<version>  a committed version (pb.Stored: EVT, value at a
 //	                   replica or of a pinned local write, holders)
 //	i/<key>@<version>  IncomingWrites: a phase-1 value not yet committed
 //	p/<txn>            a local cohort's pending sub-request (pb.Pending)
@@ -28,7 +29,10 @@ func (s *server) recover(st storage.Reader) {
 		if proto.Unmarshal(rec.Value, &m) != nil {
 			return nil
 		}
-		key, ver := rec.Key[2:], rec.Version
+		key, ver, ok := splitDepKey(rec.Key[2:])
+		if !ok {
+			return nil
+		}
 		k := s.state(key)
 		k.done[ver] = m.Evt
 		k.insert(ver, m.Evt, 0)
@@ -53,15 +57,11 @@ func (s *server) recover(st storage.Reader) {
 		}
 	}
 	_ = st.Scan("i/", func(rec storage.Record) error {
-		at := strings.LastIndexByte(rec.Key, '@')
-		if at < 0 {
+		key, ver, ok := splitDepKey(rec.Key[2:])
+		if !ok {
 			return nil
 		}
-		var ver uint64
-		for _, c := range rec.Key[at+1:] {
-			ver = ver<<4 | uint64(hexDigit(c))
-		}
-		k := s.state(rec.Key[2:at])
+		k := s.state(key)
 		if _, done := k.done[ver]; !done {
 			k.incoming[ver] = rec.Value
 		}
@@ -111,12 +111,12 @@ func (s *server) recover(st storage.Reader) {
 	})
 }
 
-func hexDigit(c rune) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
+// splitDepKey parses "<key>@<hex version>".
+func splitDepKey(s string) (key string, ver uint64, ok bool) {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return "", 0, false
 	}
-	return 0
+	v, err := strconv.ParseUint(s[at+1:], 16, 64)
+	return s[:at], v, err == nil
 }

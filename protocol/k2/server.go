@@ -238,7 +238,7 @@ func (s *server) apply(now time.Duration, key string, ver, evt uint64, value []b
 			st.Value, st.HasValue = value, true
 		}
 	}
-	r.Write(storage.Write{Kind: storage.Put, Key: "v/" + key, Version: ver, Value: marshal(st)}, true)
+	r.Write(storage.Write{Kind: storage.Put, Key: "v/" + depKey(key, ver), Value: marshal(st)}, true)
 	if k.insert(ver, evt, now) {
 		if s.replica(key) {
 			r.VisibleVersion(key, value, ver)
