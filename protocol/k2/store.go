@@ -78,13 +78,15 @@ func (k *keyState) pendingAtOrBefore(ts uint64) bool {
 	return false
 }
 
-// insert records a committed version visible from evt on, if it is newer
-// than every version committed before (last writer wins).
+// insert records a committed version visible from evt on. Every version
+// is kept, even one older than a version already committed: a version is
+// visible at t when it is the highest with evt ≤ t, so an older version
+// with an earlier EVT is the key's version between its EVT and the newer
+// one's (until then a pending mark hid those times). It reports whether
+// ver is the highest version committed so far.
 func (k *keyState) insert(ver, evt uint64, now time.Duration) bool {
-	if ver <= k.maxVer {
-		return false
-	}
-	k.maxVer = ver
+	newest := ver > k.maxVer
+	k.maxVer = max(k.maxVer, ver)
 	i, _ := slices.BinarySearchFunc(k.entries, evt, func(e entry, t uint64) int {
 		switch {
 		case e.evt < t:
@@ -95,7 +97,7 @@ func (k *keyState) insert(ver, evt uint64, now time.Duration) bool {
 		return 0
 	})
 	k.entries = slices.Insert(k.entries, i, entry{ver: ver, evt: evt, at: now})
-	return true
+	return newest
 }
 
 // segment is a version with the times [evt, lvt] at which it is visible.
