@@ -14,6 +14,7 @@ import (
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/wire"
 	_ "github.com/causeway/causeway/wire/fullreppb"
+	_ "github.com/causeway/causeway/wire/k2pb"
 	_ "github.com/causeway/causeway/wire/karmapb"
 )
 

@@ -76,6 +76,30 @@ func defaultKinds() map[string]Class {
 		"DepCheck":     ClassControl, // also karma's
 		"DepOK":        ClassControl, // also karma's
 
+		// k2 (k2, paris).
+		"ReadReq":         ClassRead,
+		"ReadReply":       ClassControl,
+		"ReadAtReq":       ClassRead,
+		"ReadAtReply":     ClassControl,
+		"Fetch":           ClassRead,
+		"FetchReply":      ClassControl,
+		"WriteReq":        ClassWrite,
+		"WriteReply":      ClassControl,
+		"Yes":             ClassControl,
+		"Commit":          ClassWrite,
+		"CommitAck":       ClassControl,
+		"Abort":           ClassControl,
+		"Status":          ClassControl,
+		"Replicated":      ClassControl,
+		"Phase1":          ClassWrite,
+		"Phase1Ack":       ClassControl,
+		"RemoteTxn":       ClassControl,
+		"RemoteTxnAck":    ClassControl,
+		"RemotePrepare":   ClassWrite,
+		"RemotePrepared":  ClassControl,
+		"RemoteCommit":    ClassWrite,
+		"RemoteCommitAck": ClassControl,
+
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,
 		"ClientTxn":     ClassClient,
