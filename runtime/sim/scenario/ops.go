@@ -14,7 +14,7 @@ import (
 // pendingOp is a session's submitted operation; rep is set when it
 // completes.
 type pendingOp struct {
-	cmd   string // put, get or txn
+	cmd   string // put, get, txn or wtxn
 	req   protocol.Request
 	start time.Duration
 	rep   *protocol.Reply
@@ -96,6 +96,17 @@ func request(cmd string, args []datadriven.CmdArg) (protocol.Request, error) {
 			}
 		}
 		return protocol.Request{}, fmt.Errorf("txn needs keys=(k1,k2,…)")
+	case "wtxn":
+		var writes []protocol.KV
+		for _, a := range args {
+			if len(a.Vals) == 1 {
+				writes = append(writes, protocol.KV{Key: a.Key, Value: []byte(a.Vals[0])})
+			}
+		}
+		if len(writes) == 0 {
+			return protocol.Request{}, fmt.Errorf("wtxn needs K1=V1 K2=V2 …")
+		}
+		return protocol.Request{Op: protocol.OpWriteTxn, Writes: writes}, nil
 	case "get", "put":
 		key, ok := arg("key")
 		if !ok {
@@ -110,7 +121,7 @@ func request(cmd string, args []datadriven.CmdArg) (protocol.Request, error) {
 		}
 		return protocol.Request{Op: protocol.OpPut, Key: key, Value: []byte(v)}, nil
 	}
-	return protocol.Request{}, fmt.Errorf("unknown operation %q (put, get or txn)", cmd)
+	return protocol.Request{}, fmt.Errorf("unknown operation %q (put, get, txn or wtxn)", cmd)
 }
 
 // await runs until session name's outstanding operation completes, at
@@ -141,7 +152,7 @@ func (p *pendingOp) result() string {
 	switch {
 	case rep.Err != protocol.OK:
 		return fmt.Sprintf("error: %v %s\n", rep.Err, lat)
-	case p.cmd == "put":
+	case p.cmd == "put" || p.cmd == "wtxn":
 		return "ok " + lat + "\n"
 	case p.cmd == "txn":
 		var parts []string

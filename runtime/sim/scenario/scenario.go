@@ -21,7 +21,8 @@
 //	get S key=K                submit a get and run until it completes
 //	txn S keys=(K1,K2,…)       a read-only transaction (read_txn); output
 //	                           "K1=V1 K2=V2 …"
-//	submit S put|get|txn …     start an operation (arguments as above) and
+//	wtxn S K1=V1 K2=V2 …       a write-only transaction (write_txn)
+//	submit S put|get|txn|wtxn … start an operation (arguments as above) and
 //	                           run only what is due now: the session sends
 //	                           its request, nothing waits for the answer
 //	await S                    run until S's outstanding operation completes
@@ -160,7 +161,7 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		}
 		st.sessions[name] = id
 		return "ok\n", nil
-	case "put", "get", "txn":
+	case "put", "get", "txn", "wtxn":
 		return st.op(d)
 	case "submit":
 		return st.submitCmd(d)
