@@ -49,8 +49,12 @@
 //     server keeps every version's value; a non-replica server only
 //     metadata. The latest version's LVT is the server's current time,
 //     clipped below the earliest pending transaction on the key.
-//   - GC (§IV-A): on insert, versions superseded more than 5 s ago and not
-//     returned by a first round in the last 5 s are dropped from the chain.
+//   - GC (§IV-A): a version superseded more than 5 s ago and not returned
+//     by a first round in the last 5 s is no longer returned by first
+//     rounds (a key's "floor", below which find_ts never goes); read
+//     protection ends 10 s after the version was superseded, so that
+//     clients reading hot keys at an old read_ts make progress. Versions
+//     are dropped from memory 15 s after they were superseded.
 //   - Read-only transactions (§V-C, Fig. 5; a get is a one-key one): round
 //     1 asks each local server for every version valid at or after read_ts
 //     with [EVT, LVT] and the value when stored or cached here; it never

@@ -52,9 +52,9 @@ func (s *server) read(now time.Duration, from protocol.NodeID, b *pb.ReadReq, r 
 	rep := &pb.ReadReply{ReqId: b.ReqId}
 	for _, key := range b.Keys {
 		k := s.state(key)
-		kv := &pb.KeyVersions{Key: key, Floor: k.floor()}
+		kv := &pb.KeyVersions{Key: key, Floor: k.liveFloor(now)}
 		for _, seg := range k.segments(s.limit(k)) {
-			if seg.lvt < b.ReadTs {
+			if seg.lvt < b.ReadTs || seg.lvt < kv.Floor {
 				continue
 			}
 			k.entries[seg.idx].lastRead = now

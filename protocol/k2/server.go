@@ -214,15 +214,15 @@ func (s *server) apply(now time.Duration, key string, ver, evt uint64, value []b
 		if !hasValue {
 			value, hasValue = k.incoming[ver]
 		}
-		for _, old := range k.values {
-			if old.supersededAt == 0 {
-				old.supersededAt = now
+		if ver > k.maxVer {
+			for v, old := range k.values {
+				if v < ver && old.supersededAt == 0 {
+					old.supersededAt = now
+				}
 			}
-		}
-		if ver < k.maxVer {
-			k.values[ver] = &stored{value: value, supersededAt: now}
-		} else {
 			k.values[ver] = &stored{value: value}
+		} else {
+			k.values[ver] = &stored{value: value, supersededAt: now}
 		}
 		st.Value, st.HasValue = value, true
 		if _, ok := k.incoming[ver]; ok {

@@ -145,17 +145,52 @@ func (k *keyState) at(ts uint64) (segment, bool) {
 	return segment{}, false
 }
 
-// floor is the earliest time at which the key's version is still known.
-func (k *keyState) floor() uint64 { return k.entries[0].evt }
 
-// gc drops versions superseded more than GCAfter ago and not returned by a
-// first round within GCAfter (k2.txt §IV-A), from the oldest on, and a
-// replica's values superseded more than fetchRetention ago. Storage keeps
-// them (see doc.go, deviations).
+// GC (k2.txt §IV-A) keeps a version while it is not superseded for more
+// than GCAfter, or while a first round returned it within GCAfter — but
+// the latter only up to 2·GCAfter after it was superseded, so that a
+// client reading a hot key at an old read_ts (find_ts takes the earliest
+// time that works) is still moved forward: the paper's "GC guarantees
+// progress". An expired version is no longer returned by first rounds
+// (liveFloor); it is dropped from memory 3·GCAfter after it was
+// superseded, so a second round following a first within the operation's
+// timeout still finds it.
+
+// supersededAt returns when the segment starting at entries[i] was
+// superseded here (its successor's commit time), and false for the
+// newest.
+func (k *keyState) supersededAt(i int) (time.Duration, bool) {
+	for j := i + 1; j < len(k.entries); j++ {
+		if k.entries[j].ver > k.entries[i].ver {
+			return k.entries[j].at, true
+		}
+	}
+	return 0, false
+}
+
+// liveFloor is the EVT of the oldest version a first round still returns.
+func (k *keyState) liveFloor(now time.Duration) uint64 {
+	best := uint64(0)
+	for i, e := range k.entries {
+		if i > 0 && e.ver <= best {
+			continue
+		}
+		best = e.ver
+		at, ok := k.supersededAt(i)
+		if !ok || now-at <= GCAfter || (now-e.lastRead <= GCAfter && now-at <= 2*GCAfter) {
+			return e.evt
+		}
+	}
+	return k.entries[len(k.entries)-1].evt
+}
+
+// gc drops, from the oldest on, versions superseded more than 3·GCAfter
+// ago, and a replica's values superseded more than fetchRetention ago.
+// Storage keeps them (see doc.go, deviations).
 func (k *keyState) gc(now time.Duration) {
 	for len(k.entries) > 1 {
 		e, next := k.entries[0], k.entries[1]
-		if next.ver < e.ver || now-next.at <= GCAfter || now-e.lastRead <= GCAfter {
+		if next.ver < e.ver || now-next.at <= 3*GCAfter {
 			break
 		}
 		k.entries = k.entries[1:]
