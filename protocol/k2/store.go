@@ -145,7 +145,6 @@ func (k *keyState) at(ts uint64) (segment, bool) {
 	return segment{}, false
 }
 
-
 // GC (k2.txt §IV-A) keeps a version while it is not superseded for more
 // than GCAfter, or while a first round returned it within GCAfter — but
 // the latter only up to 2·GCAfter after it was superseded, so that a
