@@ -3,7 +3,7 @@
 //
 // A Workload describes an operation mix, a key space and a key popularity
 // distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
-// ycsb-f, ycsb-95-5, read-txn, write-txn, txn) and any "ycsb-R-W"
+// ycsb-f, ycsb-95-5, read-txn, write-txn, txn, k2-default, k2-tao) and any "ycsb-R-W"
 // read/update mix. Each client of a run gets its own Client, which turns a
 // seeded *rand.Rand into a deterministic sequence of protocol.Requests.
 // Every value a client writes is unique across the run: it starts with the
@@ -165,8 +165,43 @@ var presets = map[string]Workload{
 		0.75, 0.15, 0, 0, DistZipfian), 0.10),
 	"txn": withWriteTxns(withReadTxns(preset("txn", "multi-key operations: 45% gets / 5% puts / 45% read_txn / 5% write_txn of 4 distinct keys, zipfian",
 		0.45, 0.05, 0, 0, DistZipfian), 0.45), 0.05),
+	"k2-default": k2Workload("k2-default",
+		"K2's default (k2.txt §VII-B): 1M keys, 128 B values, 5 keys per op, zipf 1.2; 99% read_txn, 0.5% write_txn, 0.5% single-key puts",
+		0.005, 0.005),
+	"k2-tao": k2Workload("k2-tao",
+		"K2's TAO workload (k2.txt §VII-C): k2-default's keys, sizes and skew with 0.2% writes, all single-key puts (no write_txn)",
+		0.002, 0),
 	"write-txn": withWriteTxns(preset("write-txn", "multi-key writes: 90% gets / 10% write_txn of 4 distinct keys, zipfian",
 		0.9, 0, 0, 0, DistZipfian), 0.1),
+}
+
+// K2's workloads (k2.txt §VII-B): Eiger's benchmark with SNOW's zipf.
+const (
+	// K2Records is K2's key count.
+	K2Records = 1_000_000
+	// K2ValueSize is K2's value size in bytes.
+	K2ValueSize = 128
+	// K2TxnKeys is the number of distinct keys per K2 operation.
+	K2TxnKeys = 5
+	// K2Zipf is K2's default zipf constant.
+	K2Zipf = 1.2
+)
+
+// k2Workload is K2's benchmark: every read is a read-only transaction of
+// K2TxnKeys keys, puts are single-key writes and write_txns write
+// K2TxnKeys keys. TAO's value sizes and keys per operation are not
+// published (k2.txt cites them without numbers; Eiger's code withholds its
+// distributions), so k2-tao keeps k2-default's 128 B values and 5-key
+// reads, changing only the write mix.
+func k2Workload(name, summary string, puts, writeTxns float64) Workload {
+	w := preset(name, summary, 0, puts, 0, 0, DistZipfian)
+	w.RecordCount = K2Records
+	w.ValueSize = K2ValueSize
+	w.TxnKeys = K2TxnKeys
+	w.ZipfConstant = K2Zipf
+	w.ReadTxnProportion = 1 - puts - writeTxns
+	w.WriteTxnProportion = writeTxns
+	return w
 }
 
 // withReadTxns gives w a share of read-only transactions.

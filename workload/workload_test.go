@@ -359,7 +359,9 @@ func TestDeterminism(t *testing.T) {
 	for _, name := range append(Names(), "ycsb-70-30") {
 		t.Run(name, func(t *testing.T) {
 			w := mustLookup(t, name)
-			w.ReadTxnProportion, w.ReadProportion = w.ReadTxnProportion+0.05, w.ReadProportion-0.05
+			if w.ReadProportion >= 0.05 { // K2's workloads read by read_txn only
+				w.ReadTxnProportion, w.ReadProportion = w.ReadTxnProportion+0.05, w.ReadProportion-0.05
+			}
 			a := w.NewClient("s", newRand(99))
 			b := w.NewClient("s", newRand(99))
 			c := w.NewClient("s", newRand(100))
@@ -576,7 +578,7 @@ func TestLookup(t *testing.T) {
 		})
 	}
 	names := Names()
-	if !slices.IsSorted(names) || len(names) != 9 {
+	if !slices.IsSorted(names) || len(names) != 11 {
 		t.Errorf("Names() = %v", names)
 	}
 	for _, n := range names {
@@ -725,6 +727,27 @@ func TestScrambledZipfianPopularityMatchesDraws(t *testing.T) {
 		got := float64(counts[k]) / draws
 		if math.Abs(got-want) > 0.1*want {
 			t.Errorf("key %d drawn %.4f of the time, law says %.4f", k, got, want)
+		}
+	}
+}
+
+// TestK2Workloads checks K2's presets against k2.txt §VII-B: 1M keys,
+// 128 B values, 5 keys per operation, zipf 1.2, reads as read_txn, and
+// the write mixes (k2-default: 1%, half write_txn; k2-tao: 0.2%, no
+// write_txn).
+func TestK2Workloads(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		puts, wtxn float64
+	}{{"k2-default", 0.005, 0.005}, {"k2-tao", 0.002, 0}} {
+		w := mustLookup(t, tt.name)
+		if w.RecordCount != 1_000_000 || w.ValueSize != 128 || w.TxnKeys != 5 || w.ZipfConstant != 1.2 ||
+			w.ReadProportion != 0 || w.UpdateProportion != tt.puts || w.WriteTxnProportion != tt.wtxn ||
+			math.Abs(w.ReadTxnProportion+tt.puts+tt.wtxn-1) > 1e-12 {
+			t.Errorf("%s = %+v", tt.name, w)
+		}
+		if err := w.Validate(); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
 }

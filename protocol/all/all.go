@@ -8,6 +8,7 @@ import (
 	_ "github.com/causeway/causeway/protocol/cops"
 	_ "github.com/causeway/causeway/protocol/eventual"
 	_ "github.com/causeway/causeway/protocol/fawnkv"
+	_ "github.com/causeway/causeway/protocol/k2"
 	_ "github.com/causeway/causeway/protocol/karma"
 	_ "github.com/causeway/causeway/protocol/rad"
 )

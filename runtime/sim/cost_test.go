@@ -17,6 +17,7 @@ import (
 	_ "github.com/causeway/causeway/wire/cassandrapb"
 	_ "github.com/causeway/causeway/wire/chainpb"
 	_ "github.com/causeway/causeway/wire/fullreppb"
+	_ "github.com/causeway/causeway/wire/k2pb"
 	_ "github.com/causeway/causeway/wire/karmapb"
 	_ "github.com/causeway/causeway/wire/radpb"
 )

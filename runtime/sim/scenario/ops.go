@@ -97,23 +97,16 @@ func request(cmd string, args []datadriven.CmdArg) (protocol.Request, error) {
 		}
 		return protocol.Request{}, fmt.Errorf("txn needs keys=(k1,k2,…)")
 	case "wtxn":
-		var keys, values []string
+		var writes []protocol.KV
 		for _, a := range args {
-			switch a.Key {
-			case "keys":
-				keys = a.Vals
-			case "values":
-				values = a.Vals
+			if len(a.Vals) == 1 {
+				writes = append(writes, protocol.KV{Key: a.Key, Value: []byte(a.Vals[0])})
 			}
 		}
-		if len(keys) == 0 || len(keys) != len(values) {
-			return protocol.Request{}, fmt.Errorf("wtxn needs keys=(k1,k2,…) values=(v1,v2,…) of the same length")
+		if len(writes) == 0 {
+			return protocol.Request{}, fmt.Errorf("wtxn needs K1=V1 K2=V2 …")
 		}
-		req := protocol.Request{Op: protocol.OpWriteTxn}
-		for i, k := range keys {
-			req.Writes = append(req.Writes, protocol.KV{Key: k, Value: []byte(values[i])})
-		}
-		return req, nil
+		return protocol.Request{Op: protocol.OpWriteTxn, Writes: writes}, nil
 	case "get", "put":
 		key, ok := arg("key")
 		if !ok {

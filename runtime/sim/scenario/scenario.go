@@ -21,9 +21,7 @@
 //	get S key=K                submit a get and run until it completes
 //	txn S keys=(K1,K2,…)       a read-only transaction (read_txn); output
 //	                           "K1=V1 K2=V2 …"
-//	wtxn S keys=(K1,…) values=(V1,…)
-//	                           a write-only transaction (write_txn); output
-//	                           "ok"
+//	wtxn S K1=V1 K2=V2 …       a write-only transaction (write_txn)
 //	submit S put|get|txn|wtxn … start an operation (arguments as above) and
 //	                           run only what is due now: the session sends
 //	                           its request, nothing waits for the answer
