@@ -260,6 +260,8 @@ func (y *layer) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		y.localWrite(now, m.From, b, &r)
 	case *pb.ClientMigrate:
 		y.clientMigrate(now, m.From, b, &r)
+	case *pb.MigrateResponse:
+		y.relayMigrateResponse(m.From, b, &r)
 	case *pb.Label:
 		if src := y.dcIndex(m.From.DC()); src >= 0 && src != y.self {
 			y.receiveLabel(now, src, b, &r)
@@ -353,10 +355,28 @@ func (y *layer) checkWaitingOps(now time.Duration, r *protocol.Ready) {
 	}
 }
 
-// executeMigration answers the migrating session (l.55-56).
+// executeMigration answers the migrating session (l.55-56). The session
+// asked the source DC's layer, so only that layer can reach it (a node
+// replies to a session only on a connection the session opened to it):
+// a target other than the source answers through the source's layer,
+// which relays the answer (relayMigrateResponse).
 func (y *layer) executeMigration(src int, l *pb.Label, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, l.Seq)}, false)
-	r.Send(y.id, protocol.NodeID(l.Migrate.Session), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
+	if src == y.self {
+		r.Send(y.id, protocol.NodeID(l.Migrate.Session), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
+		return
+	}
+	r.Send(y.id, LayerOf(y.dcs[src]), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc, Session: l.Migrate.Session})
+}
+
+// relayMigrateResponse passes a target layer's MigrateResponse on to the
+// session that asked this layer to migrate it. Not reliable: a lost
+// answer is asked for again by the session's ClientMigrate resend.
+func (y *layer) relayMigrateResponse(from protocol.NodeID, b *pb.MigrateResponse, r *protocol.Ready) {
+	if b.Session == "" || from != LayerOf(from.DC()) || y.dcIndex(from.DC()) < 0 {
+		return // only a layer's answer names a session
+	}
+	r.Send(y.id, protocol.NodeID(b.Session), &pb.MigrateResponse{MigId: b.MigId, Dc: b.Dc})
 }
 
 // executeClock advances the clocks past a clock label (l.57-59).

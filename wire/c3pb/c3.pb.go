@@ -273,9 +273,14 @@ func (x *ClientMigrate) GetPossibleDcs() []string {
 // MigrateResponse tells a session that its migrate label executed at dc
 // (Alg. 1 l.55-56): it may now use dc.
 type MigrateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MigId         uint64                 `protobuf:"varint,1,opt,name=mig_id,json=migId,proto3" json:"mig_id,omitempty"`
-	Dc            string                 `protobuf:"bytes,2,opt,name=dc,proto3" json:"dc,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	MigId uint64                 `protobuf:"varint,1,opt,name=mig_id,json=migId,proto3" json:"mig_id,omitempty"`
+	Dc    string                 `protobuf:"bytes,2,opt,name=dc,proto3" json:"dc,omitempty"`
+	// session is set only on the target layer's answer to the layer the
+	// session asked (the source), which relays it to the session without it:
+	// a node can reach a session only on a connection the session opened to
+	// it (ARCHITECTURE.md, "Replies to sessions").
+	Session       string `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -324,6 +329,13 @@ func (x *MigrateResponse) GetDc() string {
 	return ""
 }
 
+func (x *MigrateResponse) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
 var File_proto_causeway_c3_v1_c3_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_c3_v1_c3_proto_rawDesc = "" +
@@ -343,10 +355,11 @@ const file_proto_causeway_c3_v1_c3_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\"I\n" +
 	"\rClientMigrate\x12\x15\n" +
 	"\x06mig_id\x18\x01 \x01(\x04R\x05migId\x12!\n" +
-	"\fpossible_dcs\x18\x02 \x03(\tR\vpossibleDcs\"8\n" +
+	"\fpossible_dcs\x18\x02 \x03(\tR\vpossibleDcs\"R\n" +
 	"\x0fMigrateResponse\x12\x15\n" +
 	"\x06mig_id\x18\x01 \x01(\x04R\x05migId\x12\x0e\n" +
-	"\x02dc\x18\x02 \x01(\tR\x02dcB(Z&github.com/causeway/causeway/wire/c3pbb\x06proto3"
+	"\x02dc\x18\x02 \x01(\tR\x02dc\x12\x18\n" +
+	"\asession\x18\x03 \x01(\tR\asessionB(Z&github.com/causeway/causeway/wire/c3pbb\x06proto3"
 
 var (
 	file_proto_causeway_c3_v1_c3_proto_rawDescOnce sync.Once
