@@ -36,7 +36,8 @@
 //     its ExecutingClock to the target it picks (l.19-22:
 //     GetDatacenterWithLowestLoad is the nearest possible DC); the
 //     target's layer queues it in WaitingOps[source] and answers
-//     MigrateResponse when it can execute (l.33-35, 55-56). A session
+//     MigrateResponse when it can execute (l.33-35, 55-56), through the
+//     source DC's layer (see Deviations). A session
 //     goes back home as soon as home replicates the key it uses. The
 //     migration's time is the operation's migrate_ms metric, the DC the
 //     session is attached to is Reply.DC, and an operation run in a
@@ -126,7 +127,9 @@
 //     label (~10 B + 2n) or a migrate label (~20 B + 2n + session id);
 //     LabelAck: layer → layer (~5 B).
 //   - ClientMigrate: session → its current DC's layer (~10 B + DC names);
-//     MigrateResponse: target layer → session (~10 B).
+//     MigrateResponse: target layer → source layer (~10 B + session id),
+//     which relays it to the session (~10 B); a target that is the source
+//     answers the session itself.
 //
 // and wire/cassandrapb (package cassandra): ClientRead/ClientWrite/
 // ClientReply between a session and its coordinator, Mutation/MutationAck
@@ -140,4 +143,12 @@
 //   - The layer is a node of its own, not co-located on a storage server
 //     (§5.2); it is charged as a storage node by the cost model.
 //   - GetDatacenterWithLowestLoad is the nearest possible DC.
+//   - The target layer does not answer the migrating session directly
+//     (Alg. 1 l.56): a node can reach a session only on the connection the
+//     session opened to it (ARCHITECTURE.md, "Replies to sessions"), and
+//     the session asked the source layer, so the target's MigrateResponse
+//     names the session and goes to the source layer, which relays it.
+//     Same latency when the session is near its current DC (one WAN hop,
+//     then a local one); a source layer restarted meanwhile cannot relay
+//     it, and the session's ClientMigrate resend asks again.
 package c3

@@ -88,10 +88,11 @@ type Stats struct {
 	Duplicated  int64
 	Events      int64 // events processed
 	// NoRoute counts the messages from a server node to a client session
-	// that had not sent that node anything since it (re)started: the live
+	// that had not sent that node anything since it (re)started. The live
 	// transport has no connection back to such a session (a node answers
 	// a session only on the stream the session opened to it,
-	// ARCHITECTURE.md), so the simulator drops them too. Also in Dropped.
+	// ARCHITECTURE.md) and drops them; the simulator still delivers them
+	// (the chain protocols rely on it yet), and only counts them.
 	NoRoute int64
 
 	// WANFrameBytes is WANBytes plus the wire codec's framing (the anypb
@@ -654,8 +655,6 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	copies := 1
 	if _, ok := from.heard[to.id]; to.session && !from.session && !ok {
 		s.stats.NoRoute++ // the live node would have no stream back to it
-		s.stats.Dropped++
-		return
 	}
 	if s.net.cut(from, to) {
 		s.stats.Dropped++
