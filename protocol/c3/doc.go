@@ -36,7 +36,8 @@
 //     its ExecutingClock to the target it picks (l.19-22:
 //     GetDatacenterWithLowestLoad is the nearest possible DC); the
 //     target's layer queues it in WaitingOps[source] and answers
-//     MigrateResponse when it can execute (l.33-35, 55-56), through the
+//     MigrateResponse when it can execute (l.33-35, 55-56): directly if
+//     the session's MigrateWatch reached it first, else through the
 //     source DC's layer (see Deviations). A session
 //     goes back home as soon as home replicates the key it uses. The
 //     migration's time is the operation's migrate_ms metric, the DC the
@@ -127,9 +128,11 @@
 //     label (~10 B + 2n) or a migrate label (~20 B + 2n + session id);
 //     LabelAck: layer → layer (~5 B).
 //   - ClientMigrate: session → its current DC's layer (~10 B + DC names);
-//     MigrateResponse: target layer → source layer (~10 B + session id),
-//     which relays it to the session (~10 B); a target that is the source
-//     answers the session itself.
+//     MigrateWatch: session → the layer of the DC its current layer will
+//     pick, with each ClientMigrate (~5 B); MigrateResponse: target
+//     layer → session (~10 B), or, when the target has no MigrateWatch
+//     for that migration, target layer → source layer (~10 B + session
+//     id), which relays it to the session.
 //
 // and wire/cassandrapb (package cassandra): ClientRead/ClientWrite/
 // ClientReply between a session and its coordinator, Mutation/MutationAck
@@ -143,16 +146,19 @@
 //   - The layer is a node of its own, not co-located on a storage server
 //     (§5.2); it is charged as a storage node by the cost model.
 //   - GetDatacenterWithLowestLoad is the nearest possible DC.
-//   - The target layer does not answer the migrating session directly
-//     (Alg. 1 l.56): a node can reach a session only on the connection the
-//     session opened to it (ARCHITECTURE.md, "Replies to sessions"), and
-//     the session asked the source layer, so the target's MigrateResponse
-//     names the session and goes to the source layer, which relays it.
-//     Same latency when the session is at its current DC (one WAN hop,
-//     then a local one); one WAN leg more (source DC → the session's home)
-//     when it migrates away from a DC other than home, where it sits (in
-//     the simulator, 353 instead of 435 operations on bench's c3 run of
-//     TestSessionsHearOnlyFromNodesTheyAsked). A source layer restarted
-//     meanwhile cannot relay it, and the session's ClientMigrate resend
-//     asks again.
+//   - MigrateWatch (not in the paper): a node can reach a session only if
+//     the session sent it something since the node started, for the live
+//     runtime answers a session on the connection the session opened
+//     (ARCHITECTURE.md, "Replies to sessions"). Alg. 1 l.56 has the target
+//     layer answer the session, which asked only the source layer; so the
+//     session also sends MigrateWatch to the target (the nearest possible
+//     DC from its current one, the source's own choice, l.20), and the
+//     target answers directly once it has the watch for that migration
+//     (or a later one). Without it (the watch arrived after the label
+//     executed, was lost, or the target restarted since) the target's
+//     MigrateResponse names the session and goes to the source layer,
+//     which relays it: one WAN leg more when the session is not at its
+//     current DC. A source layer restarted meanwhile cannot relay it, and
+//     the session's ClientMigrate resend (with a new watch) asks again.
+//     Without either, every migration stalled on the live runtime.
 package c3

@@ -93,6 +93,7 @@ func defaultKinds() map[string]Class {
 		"LabelAck":        ClassControl,
 		"ClientMigrate":   ClassClient,
 		"MigrateResponse": ClassControl,
+		"MigrateWatch":    ClassClient,
 
 		// karma (karma, karma-nc, cops-pr).
 		"ClientGet":     ClassClient,
