@@ -140,6 +140,11 @@ type Result struct {
 	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
 	WANBytes              *int64             `json:"wan_bytes,omitempty"`
 	Messages              *int64             `json:"messages,omitempty"`
+	// UnroutedReplies (simulations only) counts the messages a server node
+	// sent to a session that had sent that node nothing since it started:
+	// the live runtime has no route back to such a session and drops them
+	// (sim.Stats.NoRoute). A protocol that relies on them stalls live.
+	UnroutedReplies *int64 `json:"unrouted_replies,omitempty"`
 	// MetadataBytesPerWrite is the mean payload bytes, minus the value, of
 	// the replicated-write messages that crossed between DCs (see
 	// metadata.go); absent when the protocol sent none.

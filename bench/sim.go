@@ -203,7 +203,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	rec.fill(res, ran)
 	st := s.Stats()
-	res.Messages, res.WANBytes = &st.Messages, &st.WANBytes
+	res.Messages, res.WANBytes, res.UnroutedReplies = &st.Messages, &st.WANBytes, &st.NoRoute
 	res.MetadataBytesPerWrite = metadataPerWrite(st)
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults

@@ -36,7 +36,9 @@
 //     its ExecutingClock to the target it picks (l.19-22:
 //     GetDatacenterWithLowestLoad is the nearest possible DC); the
 //     target's layer queues it in WaitingOps[source] and answers
-//     MigrateResponse when it can execute (l.33-35, 55-56). A session
+//     MigrateResponse when it can execute (l.33-35, 55-56): directly if
+//     the session's MigrateWatch reached it first, else through the
+//     source DC's layer (see Deviations). A session
 //     goes back home as soon as home replicates the key it uses. The
 //     migration's time is the operation's migrate_ms metric, the DC the
 //     session is attached to is Reply.DC, and an operation run in a
@@ -126,7 +128,11 @@
 //     label (~10 B + 2n) or a migrate label (~20 B + 2n + session id);
 //     LabelAck: layer → layer (~5 B).
 //   - ClientMigrate: session → its current DC's layer (~10 B + DC names);
-//     MigrateResponse: target layer → session (~10 B).
+//     MigrateWatch: session → the layer of the DC its current layer will
+//     pick, with each ClientMigrate (~5 B); MigrateResponse: target
+//     layer → session (~10 B), or, when the target has no MigrateWatch
+//     for that migration, target layer → source layer (~10 B + session
+//     id), which relays it to the session.
 //
 // and wire/cassandrapb (package cassandra): ClientRead/ClientWrite/
 // ClientReply between a session and its coordinator, Mutation/MutationAck
@@ -140,4 +146,19 @@
 //   - The layer is a node of its own, not co-located on a storage server
 //     (§5.2); it is charged as a storage node by the cost model.
 //   - GetDatacenterWithLowestLoad is the nearest possible DC.
+//   - MigrateWatch (not in the paper): a node can reach a session only if
+//     the session sent it something since the node started, for the live
+//     runtime answers a session on the connection the session opened
+//     (ARCHITECTURE.md, "Replies to sessions"). Alg. 1 l.56 has the target
+//     layer answer the session, which asked only the source layer; so the
+//     session also sends MigrateWatch to the target (the nearest possible
+//     DC from its current one, the source's own choice, l.20), and the
+//     target answers directly once it has the watch for that migration
+//     (or a later one). Without it (the watch arrived after the label
+//     executed, was lost, or the target restarted since) the target's
+//     MigrateResponse names the session and goes to the source layer,
+//     which relays it: one WAN leg more when the session is not at its
+//     current DC. A source layer restarted meanwhile cannot relay it, and
+//     the session's ClientMigrate resend (with a new watch) asks again.
+//     Without either, every migration stalled on the live runtime.
 package c3

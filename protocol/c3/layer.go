@@ -52,6 +52,11 @@ type layer struct {
 	local   map[uint64]writeRef // own label id -> the write
 	byWrite map[writeRef]uint64 // the write -> own label id (dedupes resent LayerWrites)
 
+	// watched is, by session, the latest migration a session announced
+	// with MigrateWatch since this layer started: the sessions it can
+	// answer directly (executeMigration).
+	watched map[protocol.NodeID]uint64
+
 	ticking bool
 	// passedLogged are the recovered labels ExecutedClock had passed
 	// while their records stayed (Start resumes or deletes them).
@@ -90,7 +95,8 @@ func layerID(src int, id uint64) uint64 { return uint64(src)<<48 | id }
 func newLayer(cfg protocol.NodeConfig, rf int) *layer {
 	t := cfg.Topology
 	y := &layer{id: cfg.ID, dc: cfg.ID.DC(), topo: t, dcs: t.DCNames(), rf: rf,
-		currentWrites: map[uint64]*execution{}, local: map[uint64]writeRef{}, byWrite: map[writeRef]uint64{}}
+		currentWrites: map[uint64]*execution{}, local: map[uint64]writeRef{}, byWrite: map[writeRef]uint64{},
+		watched: map[protocol.NodeID]uint64{}}
 	n := len(y.dcs)
 	y.executingClock, y.executedClock = make([]uint64, n), make([]uint64, n)
 	y.waitingOps, y.aheadExecuted, y.inSeq = make([][]*pb.Label, n), make([]map[uint64]bool, n), make([]map[uint64]uint64, n)
@@ -260,6 +266,12 @@ func (y *layer) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		y.localWrite(now, m.From, b, &r)
 	case *pb.ClientMigrate:
 		y.clientMigrate(now, m.From, b, &r)
+	case *pb.MigrateResponse:
+		y.relayMigrateResponse(m.From, b, &r)
+	case *pb.MigrateWatch:
+		if y.dcIndex(m.From.DC()) >= 0 && m.From != LayerOf(m.From.DC()) {
+			y.watched[m.From] = max(y.watched[m.From], b.MigId)
+		}
 	case *pb.Label:
 		if src := y.dcIndex(m.From.DC()); src >= 0 && src != y.self {
 			y.receiveLabel(now, src, b, &r)
@@ -353,10 +365,34 @@ func (y *layer) checkWaitingOps(now time.Duration, r *protocol.Ready) {
 	}
 }
 
-// executeMigration answers the migrating session (l.55-56).
+// executeMigration answers the migrating session (l.55-56). A node can
+// reach a session only if the session sent it something since the node
+// started (the live runtime replies on the session's own connection): the
+// source layer, which the session asked, or a target that has the
+// session's MigrateWatch for this migration answers directly; any other
+// target answers through the source's layer, which relays the answer
+// (relayMigrateResponse).
 func (y *layer) executeMigration(src int, l *pb.Label, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, l.Seq)}, false)
-	r.Send(y.id, protocol.NodeID(l.Migrate.Session), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
+	session := protocol.NodeID(l.Migrate.Session)
+	if w, ok := y.watched[session]; src == y.self || (ok && w >= l.Migrate.MigId) {
+		if ok && w <= l.Migrate.MigId {
+			delete(y.watched, session)
+		}
+		r.Send(y.id, session, &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
+		return
+	}
+	r.Send(y.id, LayerOf(y.dcs[src]), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc, Session: l.Migrate.Session})
+}
+
+// relayMigrateResponse passes a target layer's MigrateResponse on to the
+// session that asked this layer to migrate it. Not reliable: a lost
+// answer is asked for again by the session's ClientMigrate resend.
+func (y *layer) relayMigrateResponse(from protocol.NodeID, b *pb.MigrateResponse, r *protocol.Ready) {
+	if b.Session == "" || from != LayerOf(from.DC()) || y.dcIndex(from.DC()) < 0 {
+		return // only a layer's answer names a session
+	}
+	r.Send(y.id, protocol.NodeID(b.Session), &pb.MigrateResponse{MigId: b.MigId, Dc: b.Dc})
 }
 
 // executeClock advances the clocks past a clock label (l.57-59).

@@ -107,8 +107,18 @@ func (c *session) route(now time.Duration, r *protocol.Ready) {
 	}
 	c.migID++
 	c.migrating, c.migStart, c.migRetry = true, now, protocol.SentAt(now)
-	r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: possible})
+	c.askMigrate(possible, r)
 	r.SetTimer(migrateResend, migrateToken|c.migID)
+}
+
+// askMigrate sends ClientMigrate to the current DC's layer, and
+// MigrateWatch to the layer of the DC that layer will pick (the nearest
+// possible one, Alg. 1 l.20), so that the target may answer directly.
+func (c *session) askMigrate(possible []string, r *protocol.Ready) {
+	r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: possible})
+	if target := c.topo.Nearest(c.cur, possible); target != "" && target != c.cur {
+		r.Send(c.id, LayerOf(target), &pb.MigrateWatch{MigId: c.migID})
+	}
 }
 
 // possibleDCs are the DCs the pending operation may run at: home when it
@@ -204,7 +214,7 @@ func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	if token&migrateToken != 0 {
 		if c.migrating && token&^migrateToken == c.migID && c.pending != nil {
 			if c.migRetry.Due(now, migrateResend, 4*migrateResend) {
-				r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: c.possibleDCs()})
+				c.askMigrate(c.possibleDCs(), &r)
 			}
 			r.SetTimer(migrateResend, token)
 		}

@@ -30,7 +30,20 @@ func TestSessionMigratesAndReportsItsDC(t *testing.T) {
 		}
 		return r.After.Messages[0]
 	}
-	m := only(c.Submit(0, protocol.Request{Op: protocol.OpGet, Key: "x"}))
+	// A migration: ClientMigrate to the current layer, MigrateWatch to
+	// the target it will pick (the nearest possible DC), so that the
+	// target can answer on the live runtime.
+	migrate := func(r protocol.Ready, target string) protocol.Message {
+		t.Helper()
+		if len(r.After.Messages) != 2 {
+			t.Fatalf("want ClientMigrate and MigrateWatch, got %v", r.After.Messages)
+		}
+		if w, ok := r.After.Messages[1].Body.(*pb.MigrateWatch); !ok || r.After.Messages[1].To != LayerOf(target) || w.MigId == 0 {
+			t.Fatalf("second message %v, want a MigrateWatch to %s's layer", r.After.Messages[1], target)
+		}
+		return r.After.Messages[0]
+	}
+	m := migrate(c.Submit(0, protocol.Request{Op: protocol.OpGet, Key: "x"}), "b")
 	if mig, ok := m.Body.(*pb.ClientMigrate); !ok || m.To != LayerOf("a") {
 		t.Fatalf("first message %v to %s, want a ClientMigrate to a's layer", m.Body, m.To)
 	} else if len(mig.PossibleDcs) != 2 {
@@ -54,7 +67,7 @@ func TestSessionMigratesAndReportsItsDC(t *testing.T) {
 		t.Fatalf("reply %+v, want the cached x2 and no migration", rep)
 	}
 	// y is replicated at home: the session migrates back, purging its cache.
-	m = only(c.Submit(70*time.Millisecond, protocol.Request{Op: protocol.OpGet, Key: "y"}))
+	m = migrate(c.Submit(70*time.Millisecond, protocol.Request{Op: protocol.OpGet, Key: "y"}), "a")
 	if mig, ok := m.Body.(*pb.ClientMigrate); !ok || m.To != LayerOf("b") || len(mig.PossibleDcs) != 1 || mig.PossibleDcs[0] != "a" {
 		t.Fatalf("%v to %s, want a ClientMigrate home to a, via b's layer", m.Body, m.To)
 	}

@@ -68,3 +68,26 @@ func TestPassesUnderRandomFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsHearOnlyFromNodesTheyAsked checks the live runtime's rule
+// (ARCHITECTURE.md, "Replies to sessions"): a node sends to a session only
+// if the session sent it something since the node started, for the live
+// transport has no other way back to it. A target layer's MigrateResponse
+// sent straight to the session broke it and stalled every migration live.
+// Without faults none may be sent; a layer restarted between a session's
+// ClientMigrate and the answer it relays does lose one (the session asks
+// again after migrateResend).
+func TestSessionsHearOnlyFromNodesTheyAsked(t *testing.T) {
+	for _, topo := range []string{"local3", "c3-azure9"} {
+		res, err := bench.RunSim(spec(t, topo, 1, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ProtocolMetrics["migrate_ms_mean"] <= 0 {
+			t.Errorf("%s: no session migrated", topo)
+		}
+		if n := *res.UnroutedReplies; n != 0 {
+			t.Errorf("%s: %d messages to a session from a node it never sent to", topo, n)
+		}
+	}
+}

@@ -93,6 +93,8 @@ func defaultKinds() map[string]Class {
 		"LabelAck":        ClassControl,
 		"ClientMigrate":   ClassClient,
 		"MigrateResponse": ClassControl,
+		"MigrateWatch":    ClassClient,
+
 		// k2 (k2, paris).
 		"ReadReq":         ClassRead,
 		"ReadAtReq":       ClassRead,

@@ -132,6 +132,7 @@ func (s *Sim) crash(n *simNode) {
 	n.up = false
 	n.inc++
 	n.sm = nil
+	n.heard = nil // the restarted node's transport has no route back to any session
 	n.queue.reset()
 	n.engine.Crash(s.faultRg)
 }

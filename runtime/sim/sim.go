@@ -87,6 +87,13 @@ type Stats struct {
 	Dropped     int64 // lost, cut by a partition, or sent to a crashed node
 	Duplicated  int64
 	Events      int64 // events processed
+	// NoRoute counts the messages from a server node to a client session
+	// that had not sent that node anything since it (re)started. The live
+	// transport has no connection back to such a session (a node answers
+	// a session only on the stream the session opened to it,
+	// ARCHITECTURE.md) and drops them; the simulator still delivers them
+	// (the chain protocols rely on it yet), and only counts them.
+	NoRoute int64
 
 	// WANFrameBytes is WANBytes plus the wire codec's framing (the anypb
 	// type URL and lengths): the bytes the live transport would carry.
@@ -147,6 +154,9 @@ type simNode struct {
 	waking    bool
 	// client sessions: the reply callback of the outstanding operation
 	onReply func(now time.Duration, rep protocol.Reply)
+	// heard are the sessions a server node has received a message from
+	// since it last started: the only sessions it can send to (Stats.NoRoute).
+	heard map[protocol.NodeID]struct{}
 }
 
 // Sim is one simulation. It is not safe for concurrent use.
@@ -522,6 +532,14 @@ func (s *Sim) arrive(e *event) (queued bool) {
 		}
 		return false
 	}
+	if e.kind == evDeliver && !n.session {
+		if f, ok := s.nodes[e.from]; ok && f.session {
+			if n.heard == nil {
+				n.heard = map[protocol.NodeID]struct{}{}
+			}
+			n.heard[f.id] = struct{}{}
+		}
+	}
 	if n.session || n.service <= 0 {
 		s.process(n, e)
 		return false
@@ -635,6 +653,9 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	size := s.countBytes(from, m.Body, wan)
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
+	if _, ok := from.heard[to.id]; to.session && !from.session && !ok {
+		s.stats.NoRoute++ // the live node would have no stream back to it
+	}
 	if s.net.cut(from, to) {
 		s.stats.Dropped++
 		return

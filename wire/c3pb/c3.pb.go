@@ -270,19 +270,73 @@ func (x *ClientMigrate) GetPossibleDcs() []string {
 	return nil
 }
 
+// MigrateWatch: session → the layer of the DC it expects to migrate to
+// (the nearest possible DC from its current one, as the current layer
+// picks), sent with each ClientMigrate. It opens the way back to the
+// session on the live runtime, so that the target can answer it directly
+// (protocol/c3/doc.go, Deviations).
+type MigrateWatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MigId         uint64                 `protobuf:"varint,1,opt,name=mig_id,json=migId,proto3" json:"mig_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MigrateWatch) Reset() {
+	*x = MigrateWatch{}
+	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateWatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateWatch) ProtoMessage() {}
+
+func (x *MigrateWatch) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateWatch.ProtoReflect.Descriptor instead.
+func (*MigrateWatch) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_c3_v1_c3_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *MigrateWatch) GetMigId() uint64 {
+	if x != nil {
+		return x.MigId
+	}
+	return 0
+}
+
 // MigrateResponse tells a session that its migrate label executed at dc
 // (Alg. 1 l.55-56): it may now use dc.
 type MigrateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MigId         uint64                 `protobuf:"varint,1,opt,name=mig_id,json=migId,proto3" json:"mig_id,omitempty"`
-	Dc            string                 `protobuf:"bytes,2,opt,name=dc,proto3" json:"dc,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	MigId uint64                 `protobuf:"varint,1,opt,name=mig_id,json=migId,proto3" json:"mig_id,omitempty"`
+	Dc    string                 `protobuf:"bytes,2,opt,name=dc,proto3" json:"dc,omitempty"`
+	// session is set only on the target layer's answer to the layer the
+	// session asked (the source), which relays it to the session without it:
+	// a node can reach a session only on a connection the session opened to
+	// it (ARCHITECTURE.md, "Replies to sessions").
+	Session       string `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MigrateResponse) Reset() {
 	*x = MigrateResponse{}
-	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[4]
+	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +348,7 @@ func (x *MigrateResponse) String() string {
 func (*MigrateResponse) ProtoMessage() {}
 
 func (x *MigrateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[4]
+	mi := &file_proto_causeway_c3_v1_c3_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +361,7 @@ func (x *MigrateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MigrateResponse.ProtoReflect.Descriptor instead.
 func (*MigrateResponse) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_c3_v1_c3_proto_rawDescGZIP(), []int{4}
+	return file_proto_causeway_c3_v1_c3_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *MigrateResponse) GetMigId() uint64 {
@@ -320,6 +374,13 @@ func (x *MigrateResponse) GetMigId() uint64 {
 func (x *MigrateResponse) GetDc() string {
 	if x != nil {
 		return x.Dc
+	}
+	return ""
+}
+
+func (x *MigrateResponse) GetSession() string {
+	if x != nil {
+		return x.Session
 	}
 	return ""
 }
@@ -343,10 +404,13 @@ const file_proto_causeway_c3_v1_c3_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\"I\n" +
 	"\rClientMigrate\x12\x15\n" +
 	"\x06mig_id\x18\x01 \x01(\x04R\x05migId\x12!\n" +
-	"\fpossible_dcs\x18\x02 \x03(\tR\vpossibleDcs\"8\n" +
+	"\fpossible_dcs\x18\x02 \x03(\tR\vpossibleDcs\"%\n" +
+	"\fMigrateWatch\x12\x15\n" +
+	"\x06mig_id\x18\x01 \x01(\x04R\x05migId\"R\n" +
 	"\x0fMigrateResponse\x12\x15\n" +
 	"\x06mig_id\x18\x01 \x01(\x04R\x05migId\x12\x0e\n" +
-	"\x02dc\x18\x02 \x01(\tR\x02dcB(Z&github.com/causeway/causeway/wire/c3pbb\x06proto3"
+	"\x02dc\x18\x02 \x01(\tR\x02dc\x12\x18\n" +
+	"\asession\x18\x03 \x01(\tR\asessionB(Z&github.com/causeway/causeway/wire/c3pbb\x06proto3"
 
 var (
 	file_proto_causeway_c3_v1_c3_proto_rawDescOnce sync.Once
@@ -360,13 +424,14 @@ func file_proto_causeway_c3_v1_c3_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_c3_v1_c3_proto_rawDescData
 }
 
-var file_proto_causeway_c3_v1_c3_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_proto_causeway_c3_v1_c3_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_proto_causeway_c3_v1_c3_proto_goTypes = []any{
 	(*Label)(nil),           // 0: causeway.c3.v1.Label
 	(*Migrate)(nil),         // 1: causeway.c3.v1.Migrate
 	(*LabelAck)(nil),        // 2: causeway.c3.v1.LabelAck
 	(*ClientMigrate)(nil),   // 3: causeway.c3.v1.ClientMigrate
-	(*MigrateResponse)(nil), // 4: causeway.c3.v1.MigrateResponse
+	(*MigrateWatch)(nil),    // 4: causeway.c3.v1.MigrateWatch
+	(*MigrateResponse)(nil), // 5: causeway.c3.v1.MigrateResponse
 }
 var file_proto_causeway_c3_v1_c3_proto_depIdxs = []int32{
 	1, // 0: causeway.c3.v1.Label.migrate:type_name -> causeway.c3.v1.Migrate
@@ -388,7 +453,7 @@ func file_proto_causeway_c3_v1_c3_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_c3_v1_c3_proto_rawDesc), len(file_proto_causeway_c3_v1_c3_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
