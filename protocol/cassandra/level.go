@@ -78,9 +78,6 @@ func (p placementOf) all() []protocol.NodeID {
 	return out
 }
 
-// has reports whether dc replicates the key.
-func (p placementOf) has(dc string) bool { return len(p.replicas[dc]) > 0 }
-
 // satisfied reports whether the answers of the nodes in got meet level l
 // for a coordinator in DC dc.
 func (p placementOf) satisfied(l Level, dc string, got map[protocol.NodeID]bool) bool {

@@ -53,6 +53,3 @@ func (c *lru) put(key string, ver uint64, value []byte) {
 		delete(c.items, el.Value.(*cacheItem).k)
 	}
 }
-
-// len is the number of cached values.
-func (c *lru) len() int { return c.order.Len() }

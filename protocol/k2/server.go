@@ -212,7 +212,7 @@ func (s *server) apply(now time.Duration, key string, ver, evt uint64, value []b
 	st := &pb.Stored{Evt: evt, Replicas: replicas}
 	if s.replica(key) {
 		if !hasValue {
-			value, hasValue = k.incoming[ver]
+			value = k.incoming[ver]
 		}
 		if ver > k.maxVer {
 			for v, old := range k.values {

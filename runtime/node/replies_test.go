@@ -178,7 +178,8 @@ func TestLimitsAreEnforced(t *testing.T) {
 // from push to take and bounded by MaxQueuedPerSession.
 func TestSessionQueueBound(t *testing.T) {
 	h := &host{maxQueued: 2, queued: map[protocol.NodeID]int{}}
-	if !h.admitQueued("a/c1") || !h.admitQueued("a/c1") {
+	first, second := h.admitQueued("a/c1"), h.admitQueued("a/c1")
+	if !first || !second {
 		t.Fatal("the first two frames were refused")
 	}
 	if h.admitQueued("a/c1") {
