@@ -13,11 +13,15 @@ type Client struct {
 	ID     protocol.NodeID
 	Layout *Layout
 	View   *View
+	// announced holds the nodes this client sent an Announce or a put
+	// under their incarnation in View; a newer incarnation (a restarted
+	// node) has forgotten it.
+	announced map[protocol.NodeID]bool
 }
 
 // NewClient returns a client with the initial view.
 func NewClient(id protocol.NodeID, l *Layout) *Client {
-	return &Client{ID: id, Layout: l, View: l.InitialView()}
+	return &Client{ID: id, Layout: l, View: l.InitialView(), announced: map[protocol.NodeID]bool{}}
 }
 
 // Chain is key's chain under the client's view and the put reply index.
@@ -30,9 +34,36 @@ func (c *Client) Chain(key string) (chain []protocol.NodeID, replyIndex int) {
 func (c *Client) OnView(m protocol.Message) bool {
 	v, ok := m.Body.(*pb.View)
 	if ok && v.Epoch > c.View.Epoch {
-		c.View = FromWire(v)
+		nv := FromWire(v)
+		for n := range c.announced {
+			if nv.Members[n].Incarnation != c.View.Members[n].Incarnation {
+				delete(c.announced, n)
+			}
+		}
+		c.View = nv
 	}
 	return ok
+}
+
+// Announce makes node able to answer the client directly: an Announce
+// to it, once per incarnation of node the client knows of, unless node
+// is itself to be sent the request (to). Sent before the request, it reaches node in one hop
+// while the request takes several; should it arrive later, node relays
+// its answer through the server the request entered by (route.go).
+func (c *Client) Announce(node, to protocol.NodeID, r *protocol.Ready) {
+	c.announced[to] = true
+	if node == to || c.announced[node] {
+		return
+	}
+	c.announced[node] = true
+	r.Send(c.ID, node, &pb.Announce{})
+}
+
+// PutTargets are key's head (where a put goes) and the node that answers
+// it under the client's view.
+func (c *Client) PutTargets(key string) (head, replier protocol.NodeID) {
+	ch, ri := c.Chain(key)
+	return ch[0], ch[min(ri, len(ch)-1)]
 }
 
 // Retry asks the master for its view and reports target as a suspect.

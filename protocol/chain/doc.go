@@ -80,18 +80,41 @@
 // never restarts (a crashed client is a new client, §3.4 footnote 2);
 // master ping nonces embed NodeConfig.Incarnation.
 //
+// # Answers to sessions
+//
+// A live node can send to a session only on a stream that session opened
+// to it since the node started (ARCHITECTURE.md "Replies to sessions"),
+// but a put goes to the head and is answered by node k (FAWN-KV: the
+// tail), and a forwarded Get or Stabilize by whichever node serves it.
+// Each server therefore remembers the sessions that sent it an Announce
+// or a request since it started; the first server a request reaches
+// writes itself into it as entry, and the Update, forwarded Get or
+// Stabilize carries entry along. The node that answers sends the reply to
+// the session directly if it has heard from it, else to entry with the
+// session named in the reply's client field, and entry relays it (a
+// relay that has not heard from the session either, having restarted,
+// drops it: the session retransmits). So that node k answers directly,
+// as in §3.3 (at node k "a result ... is returned to the proxy", the
+// session here), which keeps the paper's put latency, a session sends node k an
+// Announce together with its first put whose node k it is, once per
+// incarnation of that node in the session's view: one message per node
+// instead of a relay hop (one intra-DC hop, or a WAN hop for FAWN-KV's
+// geo chain) on every put.
+//
 // # Messages (wire/chainpb)
 //
-//	Put            session -> head                 key, value, ids (~40 B + value)
-//	PutReply       node k -> session               ids, version, index (~30 B)
-//	Update         node -> successor (or up)       key, version, value, ids, epoch (~50 B + value)
+//	Announce       session -> node k (or tail)     empty (~2 B)
+//	Put            session -> head                 key, value, ids, entry (~45 B + value)
+//	PutReply       node k -> session, or -> entry  ids, version, index (~30 B; +client
+//	               -> session when relayed        ~10 B)
+//	Update         node -> successor (or up)       key, version, value, ids, epoch, entry (~55 B + value)
 //	PushAck        successor -> pusher             key, version (~20 B)
 //	KAck           node k -> predecessors          key, version (~20 B)
 //	StableAck      tail -> predecessors            key, version (~20 B)
-//	Get            session -> node, node -> node   key, ids, min_version (~40 B)
-//	GetReply       node -> session                 value, version, index, stable (~35 B + value)
-//	Stabilize      session -> tail                 key, version, ids (~40 B)
-//	StabilizeReply tail -> session                 ids, key, version (~30 B)
+//	Get            session -> node, node -> node   key, ids, min_version, entry (~45 B)
+//	GetReply       node -> session (or via entry)  value, version, index, stable (~35 B + value)
+//	Stabilize      session -> tail, node -> tail   key, version, ids, entry (~45 B)
+//	StabilizeReply tail -> session (or via entry)  ids, key, version (~30 B)
 //	View           master -> servers, sessions     epoch, members (~25 B per server)
 //	ViewRequest    server -> master                epoch (~5 B)
 //	ViewAck        server -> master                epoch (~5 B)
@@ -116,4 +139,9 @@
 //     may serve clients that have not heard either (a known gap).
 //   - Versions are per key, so a push carries only a key's newest version
 //     (not every pending update in order).
+//   - The paper's client talks to whichever node answers; here a session
+//     announces itself to node k (Announce) and a node it has not heard
+//     from relays its answer through the entry server (see "Answers to
+//     sessions"): a put whose Announce is late, or a reply after node k
+//     restarted, costs one hop more.
 package chain

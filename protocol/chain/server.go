@@ -134,12 +134,16 @@ type server struct {
 	// are at least its clock, so that a head that lost state (a restart, a
 	// repaired chain) still orders new writes after old ones.
 	clock uint64
+	// heard holds the sessions that sent this node a request since it
+	// started: the only ones it can answer directly (ARCHITECTURE.md
+	// "Replies to sessions").
+	heard map[protocol.NodeID]bool
 }
 
 func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 	s := &server{id: cfg.ID, inc: cfg.Incarnation, layout: l, loaded: cfg.Loaded,
-		syncedFrom: map[uint64]map[protocol.NodeID]bool{},
-		items:      map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
+		syncedFrom: map[uint64]map[protocol.NodeID]bool{}, heard: map[protocol.NodeID]bool{},
+		items: map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
 			var u pb.Update
@@ -322,6 +326,10 @@ func (s *server) missingSynced() []protocol.NodeID {
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	m = s.hear(m)
+	if s.relay(m.Body, &r) {
+		return r
+	}
 	if v, ok := m.Body.(*pb.View); ok {
 		s.adopt(FromWire(v), &r)
 		r.Send(s.id, m.From, &pb.ViewAck{Epoch: v.Epoch})
@@ -332,6 +340,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		return r
 	}
 	switch b := m.Body.(type) {
+	case *pb.Announce: // recorded by hear
 	case *pb.Ping:
 		r.Send(s.id, m.From, &pb.Pong{Nonce: b.Nonce, Incarnation: s.inc})
 	case *pb.Synced:
@@ -540,18 +549,18 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 		// the same version again, or an answer if it was superseded.
 		if it.stable >= rec.version {
 			// Applied by the whole chain: the put is done.
-			r.Send(s.id, protocol.NodeID(b.Client), &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
-				ChainIndex: uint32(s.layout.ReplyIndex(c, full))})
+			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
+				ChainIndex: uint32(s.layout.ReplyIndex(c, full))}, r)
 			return
 		}
 		for _, x := range it.versions {
 			if x.v == rec.version {
-				s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
+				s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, true, c, full, i, r)
 				return
 			}
 		}
 		if it.latest().v >= rec.version {
-			r.Send(s.id, protocol.NodeID(b.Client), &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version})
+			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version}, r)
 		}
 		return
 	}
@@ -561,7 +570,7 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 	persist(b.Key, x, r)
 	r.VisibleVersion(b.Key, x.value, x.v)
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
-	s.apply(b.Key, x, b.Client, b.ReqId, true, c, full, i, r)
+	s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, true, c, full, i, r)
 }
 
 // update handles a version propagated by the predecessor.
@@ -595,18 +604,18 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 	if b.Push {
 		r.Send(s.id, from, &pb.PushAck{Key: b.Key, Version: it.latest().v, Epoch: b.Epoch})
 	}
-	s.apply(b.Key, x, b.Client, b.ReqId, b.Reply, c, full, i, r)
+	s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, b.Reply, c, full, i, r)
 }
 
 // apply runs a node's duties for version x at chain index i: answer the
 // client at node k, acknowledge k and stability upward, propagate down.
-func (s *server) apply(key string, x ver, client string, req uint64, reply bool, c []protocol.NodeID, full, i int, r *protocol.Ready) {
+func (s *server) apply(key string, x ver, client, entry string, req uint64, reply bool, c []protocol.NodeID, full, i int, r *protocol.Ready) {
 	it := s.get(key)
 	s.dirty = true
 	ri := s.layout.ReplyIndex(c, full)
 	if i == ri {
 		if reply && client != "" {
-			r.Send(s.id, protocol.NodeID(client), &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)})
+			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)}, r)
 		}
 		if x.v > it.kacked {
 			it.kacked = x.v
@@ -626,8 +635,12 @@ func (s *server) apply(key string, x ver, client string, req uint64, reply bool,
 		}
 		return
 	}
-	r.Send(s.id, c[i+1], &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch})
+	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch}
+	if u.Reply {
+		u.Entry = entry // where node k's PutReply may have to go
+	}
+	r.Send(s.id, c[i+1], u)
 }
 
 // becomeStable marks v stable at the tail and acknowledges it upward
@@ -728,7 +741,7 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		case i > 0 && !b.Down:
 			r.Send(s.id, c[i-1], b)
 		case i == 0 && len(c) > 1:
-			r.Send(s.id, c[1], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true})
+			r.Send(s.id, c[1], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
 		}
 		return
 	}
@@ -742,8 +755,8 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 	} else if value == nil {
 		value = []byte{}
 	}
-	r.Send(s.id, protocol.NodeID(b.Client), &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
-		ChainIndex: uint32(i), Stable: x.v <= it.stable})
+	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
+		ChainIndex: uint32(i), Stable: x.v <= it.stable}, r)
 }
 
 // stabilize answers the blocking read of the dependency stabilization
@@ -751,7 +764,7 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 func (s *server) stabilize(from protocol.NodeID, b *pb.Stabilize, r *protocol.Ready) {
 	it := s.items[b.Key]
 	if it != nil && it.stable >= b.Version {
-		r.Send(s.id, protocol.NodeID(b.Client), &pb.StabilizeReply{ReqId: b.ReqId, Key: b.Key, Version: b.Version})
+		s.toClient(b.Client, b.Entry, &pb.StabilizeReply{ReqId: b.ReqId, Key: b.Key, Version: b.Version}, r)
 		return
 	}
 	c, _, i := s.chain(b.Key)
@@ -770,7 +783,7 @@ func (s *server) wake(key string, it *item, r *protocol.Ready) {
 	keep := ws[:0]
 	for _, w := range ws {
 		if it.stable >= w.msg.Version {
-			r.Send(s.id, protocol.NodeID(w.msg.Client), &pb.StabilizeReply{ReqId: w.msg.ReqId, Key: key, Version: w.msg.Version})
+			s.toClient(w.msg.Client, w.msg.Entry, &pb.StabilizeReply{ReqId: w.msg.ReqId, Key: key, Version: w.msg.Version}, r)
 		} else {
 			keep = append(keep, w)
 		}

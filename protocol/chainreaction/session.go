@@ -88,8 +88,11 @@ func (s *session) send(r *protocol.Ready) {
 		}
 		return
 	}
-	c, _ := s.c.Chain(req.Key)
-	s.target = c[0]
+	head, k := s.c.PutTargets(req.Key)
+	s.target = head
+	// Node k answers the put directly (chainreaction.txt §3.3) once it
+	// has heard from this session.
+	s.c.Announce(k, head, r)
 	r.Send(s.c.ID, s.target, &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
 		MinVersion: s.meta[req.Key].version})
 }

@@ -64,6 +64,9 @@ func (s *session) send(r *protocol.Ready) protocol.NodeID {
 	req := s.pending
 	c, _ := s.c.Chain(req.Key)
 	if req.Op == protocol.OpPut {
+		// The tail answers the put directly once it has heard from
+		// this session.
+		s.c.Announce(c[len(c)-1], c[0], r)
 		r.Send(s.c.ID, c[0], &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value})
 		return c[0]
 	}

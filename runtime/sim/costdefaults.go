@@ -166,5 +166,6 @@ func defaultKinds() map[string]Class {
 		"Join":           ClassControl,
 		"Synced":         ClassControl,
 		"JoinDone":       ClassControl,
+		"Announce":       ClassControl,
 	}
 }

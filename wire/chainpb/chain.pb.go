@@ -28,12 +28,16 @@ const (
 // server that is not the head forwards it). min_version is the highest
 // version of key the session knows, so the new version is larger.
 type Put struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Client        string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
-	ReqId         uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
-	Value         []byte                 `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
-	MinVersion    uint64                 `protobuf:"varint,5,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Client     string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	ReqId      uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key        string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Value      []byte                 `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	MinVersion uint64                 `protobuf:"varint,5,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
+	// entry is the server the session sent this request to (set by that
+	// server): a node that has not heard from the session since it started
+	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
+	Entry         string `protobuf:"bytes,6,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -103,14 +107,24 @@ func (x *Put) GetMinVersion() uint64 {
 	return 0
 }
 
+func (x *Put) GetEntry() string {
+	if x != nil {
+		return x.Entry
+	}
+	return ""
+}
+
 // PutReply answers a Put from the node at chain index chain_index (node k
 // in ChainReaction, the tail in FAWN-KV).
 type PutReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
-	ChainIndex    uint32                 `protobuf:"varint,4,opt,name=chain_index,json=chainIndex,proto3" json:"chain_index,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ReqId      uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key        string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Version    uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	ChainIndex uint32                 `protobuf:"varint,4,opt,name=chain_index,json=chainIndex,proto3" json:"chain_index,omitempty"`
+	// client is set when the reply goes to the entry server to relay: the
+	// session it is for.
+	Client        string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -173,6 +187,13 @@ func (x *PutReply) GetChainIndex() uint32 {
 	return 0
 }
 
+func (x *PutReply) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
 // Update propagates one version of key down the chain (predecessor ->
 // successor). client and req_id name the put that created it, so that a
 // node answers or drops a retransmission; lazy marks propagation past node
@@ -197,7 +218,11 @@ type Update struct {
 	Seen []*Seen `protobuf:"bytes,10,rep,name=seen,proto3" json:"seen,omitempty"`
 	// push marks a state transfer to a new successor after a view change,
 	// which the receiver acknowledges with a PushAck.
-	Push          bool `protobuf:"varint,11,opt,name=push,proto3" json:"push,omitempty"`
+	Push bool `protobuf:"varint,11,opt,name=push,proto3" json:"push,omitempty"`
+	// entry is the server the session sent this request to (set by that
+	// server): a node that has not heard from the session since it started
+	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
+	Entry         string `protobuf:"bytes,12,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -307,6 +332,13 @@ func (x *Update) GetPush() bool {
 		return x.Push
 	}
 	return false
+}
+
+func (x *Update) GetEntry() string {
+	if x != nil {
+		return x.Entry
+	}
+	return ""
 }
 
 // PushAck acknowledges a pushed Update once the receiver holds version (or
@@ -547,12 +579,16 @@ func (x *KAck) GetVersion() uint64 {
 // (chainreaction.txt §3.7). down marks a Get a head passed to its
 // successor because it lacked min_version.
 type Get struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Client        string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
-	ReqId         uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
-	MinVersion    uint64                 `protobuf:"varint,4,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
-	Down          bool                   `protobuf:"varint,5,opt,name=down,proto3" json:"down,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Client     string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	ReqId      uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key        string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	MinVersion uint64                 `protobuf:"varint,4,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
+	Down       bool                   `protobuf:"varint,5,opt,name=down,proto3" json:"down,omitempty"`
+	// entry is the server the session sent this request to (set by that
+	// server): a node that has not heard from the session since it started
+	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
+	Entry         string `protobuf:"bytes,6,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -622,16 +658,26 @@ func (x *Get) GetDown() bool {
 	return false
 }
 
+func (x *Get) GetEntry() string {
+	if x != nil {
+		return x.Entry
+	}
+	return ""
+}
+
 // GetReply answers a Get: the value and version read, the chain index of
 // the node that served it and whether that version is stable.
 type GetReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Value         []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
-	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
-	ChainIndex    uint32                 `protobuf:"varint,5,opt,name=chain_index,json=chainIndex,proto3" json:"chain_index,omitempty"`
-	Stable        bool                   `protobuf:"varint,6,opt,name=stable,proto3" json:"stable,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ReqId      uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key        string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Value      []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	Version    uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	ChainIndex uint32                 `protobuf:"varint,5,opt,name=chain_index,json=chainIndex,proto3" json:"chain_index,omitempty"`
+	Stable     bool                   `protobuf:"varint,6,opt,name=stable,proto3" json:"stable,omitempty"`
+	// client is set when the reply goes to the entry server to relay: the
+	// session it is for.
+	Client        string `protobuf:"bytes,7,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -708,15 +754,26 @@ func (x *GetReply) GetStable() bool {
 	return false
 }
 
+func (x *GetReply) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
 // Stabilize is the blocking read of the dependency stabilization procedure
 // (chainreaction.txt §3.5): it is answered once version of key (or a newer
 // one) is stable.
 type Stabilize struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Client        string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
-	ReqId         uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Client  string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	ReqId   uint64                 `protobuf:"varint,2,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key     string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Version uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	// entry is the server the session sent this request to (set by that
+	// server): a node that has not heard from the session since it started
+	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
+	Entry         string `protobuf:"bytes,5,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -779,12 +836,22 @@ func (x *Stabilize) GetVersion() uint64 {
 	return 0
 }
 
+func (x *Stabilize) GetEntry() string {
+	if x != nil {
+		return x.Entry
+	}
+	return ""
+}
+
 // StabilizeReply answers a Stabilize.
 type StabilizeReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	ReqId   uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
+	Key     string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Version uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	// client is set when the reply goes to the entry server to relay: the
+	// session it is for.
+	Client        string `protobuf:"bytes,4,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -840,6 +907,53 @@ func (x *StabilizeReply) GetVersion() uint64 {
 	return 0
 }
 
+func (x *StabilizeReply) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
+// Announce is sent by a session to the node that will answer its put
+// (node k, FAWN-KV's tail) before its first put there, so that node can
+// answer it directly (a live node answers only sessions that sent it
+// something since it started); it is answered by nothing.
+type Announce struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Announce) Reset() {
+	*x = Announce{}
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Announce) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Announce) ProtoMessage() {}
+
+func (x *Announce) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Announce.ProtoReflect.Descriptor instead.
+func (*Announce) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
+}
+
 // Member is one live server of a view.
 type Member struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -853,7 +967,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +979,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +992,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Member) GetNode() string {
@@ -913,7 +1027,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -925,7 +1039,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -938,7 +1052,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *View) GetEpoch() uint64 {
@@ -965,7 +1079,7 @@ type ViewRequest struct {
 
 func (x *ViewRequest) Reset() {
 	*x = ViewRequest{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -977,7 +1091,7 @@ func (x *ViewRequest) String() string {
 func (*ViewRequest) ProtoMessage() {}
 
 func (x *ViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -990,7 +1104,7 @@ func (x *ViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewRequest.ProtoReflect.Descriptor instead.
 func (*ViewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ViewRequest) GetEpoch() uint64 {
@@ -1010,7 +1124,7 @@ type ViewAck struct {
 
 func (x *ViewAck) Reset() {
 	*x = ViewAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1022,7 +1136,7 @@ func (x *ViewAck) String() string {
 func (*ViewAck) ProtoMessage() {}
 
 func (x *ViewAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1035,7 +1149,7 @@ func (x *ViewAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewAck.ProtoReflect.Descriptor instead.
 func (*ViewAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ViewAck) GetEpoch() uint64 {
@@ -1056,7 +1170,7 @@ type Suspect struct {
 
 func (x *Suspect) Reset() {
 	*x = Suspect{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1182,7 @@ func (x *Suspect) String() string {
 func (*Suspect) ProtoMessage() {}
 
 func (x *Suspect) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1195,7 @@ func (x *Suspect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Suspect.ProtoReflect.Descriptor instead.
 func (*Suspect) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Suspect) GetNode() string {
@@ -1108,7 +1222,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1120,7 +1234,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1133,7 +1247,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -1154,7 +1268,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1280,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1293,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1206,7 +1320,7 @@ type Join struct {
 
 func (x *Join) Reset() {
 	*x = Join{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1332,7 @@ func (x *Join) String() string {
 func (*Join) ProtoMessage() {}
 
 func (x *Join) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1345,7 @@ func (x *Join) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Join.ProtoReflect.Descriptor instead.
 func (*Join) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Join) GetIncarnation() uint64 {
@@ -1254,7 +1368,7 @@ type Synced struct {
 
 func (x *Synced) Reset() {
 	*x = Synced{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1266,7 +1380,7 @@ func (x *Synced) String() string {
 func (*Synced) ProtoMessage() {}
 
 func (x *Synced) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1279,7 +1393,7 @@ func (x *Synced) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Synced.ProtoReflect.Descriptor instead.
 func (*Synced) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Synced) GetEpoch() uint64 {
@@ -1307,7 +1421,7 @@ type JoinDone struct {
 
 func (x *JoinDone) Reset() {
 	*x = JoinDone{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1319,7 +1433,7 @@ func (x *JoinDone) String() string {
 func (*JoinDone) ProtoMessage() {}
 
 func (x *JoinDone) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1332,7 +1446,7 @@ func (x *JoinDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinDone.ProtoReflect.Descriptor instead.
 func (*JoinDone) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{20}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *JoinDone) GetEpoch() uint64 {
@@ -1353,20 +1467,22 @@ var File_proto_causeway_chain_v1_chain_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/chain/v1/chain.proto\x12\x11causeway.chain.v1\"}\n" +
+	"#proto/causeway/chain/v1/chain.proto\x12\x11causeway.chain.v1\"\x93\x01\n" +
 	"\x03Put\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x04 \x01(\fR\x05value\x12\x1f\n" +
 	"\vmin_version\x18\x05 \x01(\x04R\n" +
-	"minVersion\"n\n" +
+	"minVersion\x12\x14\n" +
+	"\x05entry\x18\x06 \x01(\tR\x05entry\"\x86\x01\n" +
 	"\bPutReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
-	"chainIndex\"\x8a\x02\n" +
+	"chainIndex\x12\x16\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\"\xa0\x02\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1379,7 +1495,8 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x02up\x18\t \x01(\bR\x02up\x12+\n" +
 	"\x04seen\x18\n" +
 	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\x12\x12\n" +
-	"\x04push\x18\v \x01(\bR\x04push\"K\n" +
+	"\x04push\x18\v \x01(\bR\x04push\x12\x14\n" +
+	"\x05entry\x18\f \x01(\tR\x05entry\"K\n" +
 	"\aPushAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1393,14 +1510,15 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\"2\n" +
 	"\x04KAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"{\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\"\x91\x01\n" +
 	"\x03Get\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\x12\x1f\n" +
 	"\vmin_version\x18\x04 \x01(\x04R\n" +
 	"minVersion\x12\x12\n" +
-	"\x04down\x18\x05 \x01(\bR\x04down\"\x9c\x01\n" +
+	"\x04down\x18\x05 \x01(\bR\x04down\x12\x14\n" +
+	"\x05entry\x18\x06 \x01(\tR\x05entry\"\xb4\x01\n" +
 	"\bGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
@@ -1408,16 +1526,21 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x05 \x01(\rR\n" +
 	"chainIndex\x12\x16\n" +
-	"\x06stable\x18\x06 \x01(\bR\x06stable\"f\n" +
+	"\x06stable\x18\x06 \x01(\bR\x06stable\x12\x16\n" +
+	"\x06client\x18\a \x01(\tR\x06client\"|\n" +
 	"\tStabilize\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x04 \x01(\x04R\aversion\"S\n" +
+	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x14\n" +
+	"\x05entry\x18\x05 \x01(\tR\x05entry\"k\n" +
 	"\x0eStabilizeReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x04R\aversion\"X\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x16\n" +
+	"\x06client\x18\x04 \x01(\tR\x06client\"\n" +
+	"\n" +
+	"\bAnnounce\"X\n" +
 	"\x06Member\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12 \n" +
 	"\vincarnation\x18\x02 \x01(\x04R\vincarnation\x12\x18\n" +
@@ -1458,7 +1581,7 @@ func file_proto_causeway_chain_v1_chain_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_chain_v1_chain_proto_rawDescData
 }
 
-var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*Put)(nil),            // 0: causeway.chain.v1.Put
 	(*PutReply)(nil),       // 1: causeway.chain.v1.PutReply
@@ -1471,20 +1594,21 @@ var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*GetReply)(nil),       // 8: causeway.chain.v1.GetReply
 	(*Stabilize)(nil),      // 9: causeway.chain.v1.Stabilize
 	(*StabilizeReply)(nil), // 10: causeway.chain.v1.StabilizeReply
-	(*Member)(nil),         // 11: causeway.chain.v1.Member
-	(*View)(nil),           // 12: causeway.chain.v1.View
-	(*ViewRequest)(nil),    // 13: causeway.chain.v1.ViewRequest
-	(*ViewAck)(nil),        // 14: causeway.chain.v1.ViewAck
-	(*Suspect)(nil),        // 15: causeway.chain.v1.Suspect
-	(*Ping)(nil),           // 16: causeway.chain.v1.Ping
-	(*Pong)(nil),           // 17: causeway.chain.v1.Pong
-	(*Join)(nil),           // 18: causeway.chain.v1.Join
-	(*Synced)(nil),         // 19: causeway.chain.v1.Synced
-	(*JoinDone)(nil),       // 20: causeway.chain.v1.JoinDone
+	(*Announce)(nil),       // 11: causeway.chain.v1.Announce
+	(*Member)(nil),         // 12: causeway.chain.v1.Member
+	(*View)(nil),           // 13: causeway.chain.v1.View
+	(*ViewRequest)(nil),    // 14: causeway.chain.v1.ViewRequest
+	(*ViewAck)(nil),        // 15: causeway.chain.v1.ViewAck
+	(*Suspect)(nil),        // 16: causeway.chain.v1.Suspect
+	(*Ping)(nil),           // 17: causeway.chain.v1.Ping
+	(*Pong)(nil),           // 18: causeway.chain.v1.Pong
+	(*Join)(nil),           // 19: causeway.chain.v1.Join
+	(*Synced)(nil),         // 20: causeway.chain.v1.Synced
+	(*JoinDone)(nil),       // 21: causeway.chain.v1.JoinDone
 }
 var file_proto_causeway_chain_v1_chain_proto_depIdxs = []int32{
 	4,  // 0: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
-	11, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
+	12, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
 	2,  // [2:2] is the sub-list for method output_type
 	2,  // [2:2] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
@@ -1503,7 +1627,7 @@ func file_proto_causeway_chain_v1_chain_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_chain_v1_chain_proto_rawDesc), len(file_proto_causeway_chain_v1_chain_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
