@@ -241,7 +241,7 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
 	if _, err := cluster.Up(ctx, dir, helper("serve")); err != nil {
 		t.Fatal(err)
@@ -262,7 +262,10 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := helper("serve")
-	opts.Timeout = 10 * time.Second // waiting for the frozen b/s0 would take all of it, and fail
+	// Up --only waits for a/s1 alone: a wait for the frozen b/s0 would use
+	// up the whole timeout. The timeout is generous because a -race node
+	// binary on a loaded CI machine took over 10 s to answer /healthz.
+	opts.Timeout = time.Minute
 	opts.Only = []string{"a/s1"}
 	rep, err := cluster.Up(ctx, dir, opts)
 	if err != nil {
