@@ -141,6 +141,7 @@ func TestTortureShrinksUnavailableRuns(t *testing.T) {
 	ts.Base.Duration = 8 * time.Second // the grace after a restart is 2 s
 	ts.Nemeses = []faults.Nemesis{n}
 	ts.Out = t.TempDir()
+	ts.ShrinkUnavailable = true
 	rep, err := Torture(ts)
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,8 @@ type tortureFlags struct {
 	out        string
 	workers    int
 	shrinkRuns int
+	// shrinkUnavailable shrinks runs that are only unavailable too.
+	shrinkUnavailable bool
 	// availability, when set, is where to write the availability page.
 	availability string
 	// requireCaught fails the campaign when a protocol that does not
@@ -71,9 +73,10 @@ A failed run is shrunk (fault events, duration, clients; at most
 is saved as DIR/PROTOCOL-seedN.yaml, headed by the command that replays
 it. Unavailability is reported, not failed: which protocol should stay
 available under which fault is the papers' claim, not a rule for all. An
-unavailable run is shrunk the same way, down to the smallest run in which
-an operation still fails although its DC and replicas were reachable
-under that run's own schedule, and saved likewise. The JSON
+unavailable run is saved as it ran; with --shrink-unavailable it is
+shrunk the same way first, down to the smallest run in which an
+operation still fails although its DC and replicas were reachable under
+that run's own schedule. The JSON
 breaks each protocol's runs down by nemesis (by_nemesis).
 
 --availability writes docs/availability.md (or the file given): a table of
@@ -167,6 +170,7 @@ Examples:
 	fl.BoolVar(&tf.requireCaught, "require-caught", false, "exit 1 when a canary protocol (eventual: one that breaks causal+ in ordinary runs) is never caught by the checker: the check that the checker still finds violations (CI)")
 	fl.IntVar(&tf.workers, "workers", 0, "simulations run at once (0: GOMAXPROCS)")
 	fl.IntVar(&tf.shrinkRuns, "shrink-runs", tf.shrinkRuns, "at most this many simulations shrinking one failed or unavailable run (0: do not shrink)")
+	fl.BoolVar(&tf.shrinkUnavailable, "shrink-unavailable", false, "shrink runs that are only unavailable too (each up to --shrink-runs more simulations), not just failed ones")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
 	fl.StringVar(&f.workload, "workload", f.workload, "workloads, comma-separated: each run draws one from its seed (see 'causeway workloads')")
 	f.register(cmd)
@@ -270,7 +274,7 @@ func (tf *tortureFlags) spec(f *simFlags) (bench.TortureSpec, error) {
 		shrink = -1
 	}
 	return bench.TortureSpec{Protocols: kept, Base: base, Workloads: wls, FirstSeed: f.seed, Seeds: tf.seeds, Nemeses: ns,
-		Workers: tf.workers, ShrinkRuns: shrink, Out: tf.out}, nil
+		Workers: tf.workers, ShrinkRuns: shrink, ShrinkUnavailable: tf.shrinkUnavailable, Out: tf.out}, nil
 }
 
 // splitList splits a comma-separated list, dropping empty items.
