@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -127,8 +128,10 @@ func TestShrinkUnavailableKeepsTheRestart(t *testing.T) {
 }
 
 // TestTortureShrinksUnavailableRuns: torture's unavailable runs (deafCOPS
-// with single nodes crashed and restarted) are shrunk like failed ones, and saved with the
-// shrunk run's unavailability and the command that replays it.
+// with single nodes crashed and restarted) are saved with the run's
+// unavailability and the command that replays it: as they ran by
+// default, and shrunk like failed ones with ShrinkUnavailable
+// (--shrink-unavailable).
 func TestTortureShrinksUnavailableRuns(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a few dozen simulations; make test runs it without -race")
@@ -137,41 +140,55 @@ func TestTortureShrinksUnavailableRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := tortureSpec(t, 1, deafCOPS{lookupProto(t, "cops")})
-	ts.Base.Duration = 8 * time.Second // the grace after a restart is 2 s
-	ts.Nemeses = []faults.Nemesis{n}
-	ts.Out = t.TempDir()
-	ts.ShrinkUnavailable = true
-	rep, err := Torture(ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shrunk := 0
-	for _, r := range rep.Runs {
-		if r.Failed || r.Availability.OK() {
-			t.Logf("%s seed %d: failed %v, availability %+v, %v", r.Protocol, r.Seed, r.Failed, r.Availability, r.Faults)
-			continue
-		}
-		rp := r.Replay
-		if rp == nil || rp.File == "" || !strings.HasPrefix(rp.Failure, "unavailable: ") {
-			t.Fatalf("seed %d unavailable (%+v): replay %+v, want saved", r.Seed, r.Availability, rp)
-		}
-		data, err := os.ReadFile(rp.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rp.Events >= rp.FromEvents || !strings.Contains(string(data), "shrunk in ") {
-			t.Errorf("seed %d: %d events from %d:\n%s", r.Seed, rp.Events, rp.FromEvents, data)
-			continue
-		}
-		again, _ := availabilityOf(t, rp.Spec)
-		if again.OK() || unavailable(again) != rp.Failure {
-			t.Errorf("seed %d: the shrunk replay's availability %+v; saved %q", r.Seed, again, rp.Failure)
-		}
-		shrunk++
-		t.Logf("seed %d shrunk to %d events from %d:\n%s", r.Seed, rp.Events, rp.FromEvents, data)
-	}
-	if shrunk == 0 {
-		t.Fatalf("no unavailable run shrunk: %+v", rep.Summary)
+	for _, shrink := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shrink=%v", shrink), func(t *testing.T) {
+			ts := tortureSpec(t, 1, deafCOPS{lookupProto(t, "cops")})
+			ts.Base.Duration = 8 * time.Second // the grace after a restart is 2 s
+			ts.Nemeses = []faults.Nemesis{n}
+			ts.Out = t.TempDir()
+			ts.ShrinkUnavailable = shrink
+			rep, err := Torture(ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := 0
+			for _, r := range rep.Runs {
+				if r.Failed || r.Availability.OK() {
+					t.Logf("%s seed %d: failed %v, availability %+v, %v", r.Protocol, r.Seed, r.Failed, r.Availability, r.Faults)
+					continue
+				}
+				rp := r.Replay
+				if rp == nil || rp.File == "" || !strings.HasPrefix(rp.Failure, "unavailable: ") {
+					t.Fatalf("seed %d unavailable (%+v): replay %+v, want saved", r.Seed, r.Availability, rp)
+				}
+				data, err := os.ReadFile(rp.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !shrink {
+					if rp.Events != rp.FromEvents || !strings.Contains(string(data), "as it ran (not shrunk)") {
+						t.Errorf("seed %d saved %d events from %d without --shrink-unavailable:\n%s", r.Seed, rp.Events, rp.FromEvents, data)
+					}
+					if rp.Failure != unavailable(r.Availability) {
+						t.Errorf("seed %d: saved %q, the run was %q", r.Seed, rp.Failure, unavailable(r.Availability))
+					}
+					saved++
+					continue
+				}
+				if rp.Events >= rp.FromEvents || !strings.Contains(string(data), "shrunk in ") {
+					t.Errorf("seed %d: %d events from %d:\n%s", r.Seed, rp.Events, rp.FromEvents, data)
+					continue
+				}
+				again, _ := availabilityOf(t, rp.Spec)
+				if again.OK() || unavailable(again) != rp.Failure {
+					t.Errorf("seed %d: the shrunk replay's availability %+v; saved %q", r.Seed, again, rp.Failure)
+				}
+				saved++
+				t.Logf("seed %d shrunk to %d events from %d:\n%s", r.Seed, rp.Events, rp.FromEvents, data)
+			}
+			if saved == 0 {
+				t.Fatalf("no unavailable run saved: %+v", rep.Summary)
+			}
+		})
 	}
 }
