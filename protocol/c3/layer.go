@@ -53,7 +53,7 @@ type layer struct {
 	// watched is, by session, the latest migration a session announced
 	// with MigrateWatch since this layer started: the sessions it can
 	// answer directly (executeMigration).
-	watched map[protocol.NodeID]uint64
+	watched Watches
 
 	ticking bool
 	// passedLogged are the recovered labels ExecutedClock had passed
@@ -94,7 +94,7 @@ func newLayer(cfg protocol.NodeConfig, rf int) *layer {
 	t := cfg.Topology
 	y := &layer{id: cfg.ID, dc: cfg.ID.DC(), topo: t, dcs: t.DCNames(), rf: rf,
 		currentWrites: map[uint64]*execution{}, local: map[uint64]writeRef{}, byWrite: map[writeRef]uint64{},
-		watched: map[protocol.NodeID]uint64{}}
+		watched: Watches{}}
 	n := len(y.dcs)
 	y.executingClock, y.executedClock = make([]uint64, n), make([]uint64, n)
 	y.waitingOps, y.aheadExecuted, y.inSeq = make([][]*pb.Label, n), make([]map[uint64]bool, n), make([]map[uint64]uint64, n)
@@ -241,7 +241,7 @@ func (y *layer) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		y.relayMigrateResponse(m.From, b, &r)
 	case *pb.MigrateWatch:
 		if y.dcIndex(m.From.DC()) >= 0 && m.From != LayerOf(m.From.DC()) {
-			y.watched[m.From] = max(y.watched[m.From], b.MigId)
+			y.watched.Watch(m.From, b.MigId)
 		}
 	case *pb.Label:
 		if src := y.dcIndex(m.From.DC()); src >= 0 && src != y.self {
@@ -343,25 +343,15 @@ func (y *layer) checkWaitingOps(now time.Duration, r *protocol.Ready) {
 // (relayMigrateResponse).
 func (y *layer) executeMigration(src int, l *pb.Label, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, l.Seq)}, false)
-	session := protocol.NodeID(l.Migrate.Session)
-	if w, ok := y.watched[session]; src == y.self || (ok && w >= l.Migrate.MigId) {
-		if ok && w <= l.Migrate.MigId {
-			delete(y.watched, session)
-		}
-		r.Send(y.id, session, &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
-		return
-	}
-	r.Send(y.id, LayerOf(y.dcs[src]), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc, Session: l.Migrate.Session})
+	y.watched.AnswerMigration(y.id, protocol.NodeID(l.Migrate.Session), l.Migrate.MigId, y.dc, src == y.self, LayerOf(y.dcs[src]), r)
 }
 
 // relayMigrateResponse passes a target layer's MigrateResponse on to the
 // session that asked this layer to migrate it. Not reliable: a lost
 // answer is asked for again by the session's ClientMigrate resend.
 func (y *layer) relayMigrateResponse(from protocol.NodeID, b *pb.MigrateResponse, r *protocol.Ready) {
-	if b.Session == "" || from != LayerOf(from.DC()) || y.dcIndex(from.DC()) < 0 {
-		return // only a layer's answer names a session
-	}
-	r.Send(y.id, protocol.NodeID(b.Session), &pb.MigrateResponse{MigId: b.MigId, Dc: b.Dc})
+	// Only a layer's answer names a session.
+	RelayMigrateResponse(y.id, from == LayerOf(from.DC()) && y.dcIndex(from.DC()) >= 0, b, r)
 }
 
 // executeClock advances the clocks past a clock label (l.57-59).
