@@ -48,17 +48,20 @@
 //     The migration's time is the operation's migrate_ms metric; the DC
 //     the session is attached to is Reply.DC.
 //
-// # Faults (not in c3.txt; Saturn's paper rebuilds the tree, which §5.1's
-// authors did not implement)
+// # Faults
+//
+// Not in c3.txt; Saturn's own paper rebuilds the tree, which §5.1's
+// authors did not implement, and neither do we.
 //
 //   - Reliable FIFO links (package fifo, shared with c3): every label is
 //     numbered per tree edge, logged durably before it is sent, resent
 //     with backoff until the neighbour's cumulative LabelAck; the receiver
 //     takes labels in order, once each. A serializer takes a label, relays
 //     it on its other edges (logging it in their channels) and records it
-//     for execution in one synced batch, so a serializer that crashes
-//     after sending a label on some edges only resends it on the others
-//     after its restart (testdata/serializer_crash_partial_send).
+//     for execution in one synced batch, acknowledging it upstream only
+//     after that: a serializer that crashes after relaying a label whose
+//     copy is lost resends it after its restart, though its upstream
+//     neighbour has forgotten it (testdata/serializer_crash_partial_send).
 //   - Serializer crash and restart: the channels, the label counter and
 //     every pending record ("q/": a label to execute here, kept until
 //     every local target has executed it, a migration until answered) are
