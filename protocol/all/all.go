@@ -11,4 +11,5 @@ import (
 	_ "github.com/causeway/causeway/protocol/k2"
 	_ "github.com/causeway/causeway/protocol/karma"
 	_ "github.com/causeway/causeway/protocol/rad"
+	_ "github.com/causeway/causeway/protocol/saturn"
 )

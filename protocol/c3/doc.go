@@ -85,10 +85,11 @@
 // # Faults (not in the paper; §3.2 only says pairwise links "simplify
 // fault-tolerance")
 //
-//   - Reliable FIFO channels (channel.go): every label a layer sends is
-//     numbered per destination, logged durably (synced) before it is sent
-//     and resent with backoff until the destination's cumulative LabelAck;
-//     the receiver takes labels only in sequence, each once.
+//   - Reliable FIFO channels (package fifo, shared with saturn;
+//     channel.go): every label a layer sends is numbered per destination,
+//     logged durably (synced) before it is sent and resent with backoff
+//     until the destination's cumulative LabelAck; the receiver takes
+//     labels only in sequence, each once.
 //   - The durable label log: the sender's log ("o/") is what makes a layer
 //     that crashed after sending a label to only some DCs resend it to the
 //     others after its restart (testdata/layer_crash_partial_send);

@@ -11,6 +11,7 @@ import (
 
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/protocol/cassandra"
+	"github.com/causeway/causeway/protocol/fifo"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/c3pb"
@@ -42,11 +43,8 @@ type layer struct {
 	aheadExecuted  []map[uint64]bool
 	inSeq          []map[uint64]uint64 // label id -> its channel seq, to drop its log record
 
-	// Channels (channel.go).
-	out     []*channel // by destination DC; nil for this DC
-	recvSeq []uint64
-	recvBuf []map[uint64]*pb.Label
-	ackDue  []bool // a LabelAck is due to the source at the next tick
+	// ch are the channels to every other DC's layer (channel.go).
+	ch *fifo.Channels[*pb.Label]
 
 	// Local writes: which coordinator to tell when its label finished.
 	local   map[uint64]writeRef // own label id -> the write
@@ -55,7 +53,7 @@ type layer struct {
 	// watched is, by session, the latest migration a session announced
 	// with MigrateWatch since this layer started: the sessions it can
 	// answer directly (executeMigration).
-	watched map[protocol.NodeID]uint64
+	watched Watches
 
 	ticking bool
 	// passedLogged are the recovered labels ExecutedClock had passed
@@ -96,19 +94,17 @@ func newLayer(cfg protocol.NodeConfig, rf int) *layer {
 	t := cfg.Topology
 	y := &layer{id: cfg.ID, dc: cfg.ID.DC(), topo: t, dcs: t.DCNames(), rf: rf,
 		currentWrites: map[uint64]*execution{}, local: map[uint64]writeRef{}, byWrite: map[writeRef]uint64{},
-		watched: map[protocol.NodeID]uint64{}}
+		watched: Watches{}}
 	n := len(y.dcs)
 	y.executingClock, y.executedClock = make([]uint64, n), make([]uint64, n)
 	y.waitingOps, y.aheadExecuted, y.inSeq = make([][]*pb.Label, n), make([]map[uint64]bool, n), make([]map[uint64]uint64, n)
-	y.out, y.recvSeq, y.recvBuf, y.ackDue = make([]*channel, n), make([]uint64, n), make([]map[uint64]*pb.Label, n), make([]bool, n)
 	for i, d := range y.dcs {
 		if d == y.dc {
 			y.self = i
-		} else {
-			y.out[i] = &channel{}
 		}
-		y.aheadExecuted[i], y.inSeq[i], y.recvBuf[i] = map[uint64]bool{}, map[uint64]uint64{}, map[uint64]*pb.Label{}
+		y.aheadExecuted[i], y.inSeq[i] = map[uint64]bool{}, map[uint64]uint64{}
 	}
+	y.ch = y.newChannels()
 	if cfg.Storage != nil {
 		y.recover(cfg.Storage)
 	}
@@ -123,19 +119,12 @@ func newLayer(cfg protocol.NodeConfig, rf int) *layer {
 // labels not passed by ExecutedClock execute again (ExecuteWrite is
 // idempotent at the replicas).
 func (y *layer) recover(st storage.Reader) {
+	y.ch.Recover(st)
 	_ = st.Scan("c/", func(rec storage.Record) error {
-		v := counterValue(rec.Value)
+		v := fifo.CounterValue(rec.Value)
 		switch {
 		case rec.Key == keyWriteCounter:
 			y.writeCounter = v
-		case strings.HasPrefix(rec.Key, prefixNext):
-			if i, err := strconv.Atoi(rec.Key[len(prefixNext):]); err == nil && y.out[i] != nil {
-				y.out[i].next = v
-			}
-		case strings.HasPrefix(rec.Key, prefixRecv):
-			if i, err := strconv.Atoi(rec.Key[len(prefixRecv):]); err == nil && i < len(y.dcs) {
-				y.recvSeq[i] = v
-			}
 		case strings.HasPrefix(rec.Key, prefixExecuted):
 			if i, err := strconv.Atoi(rec.Key[len(prefixExecuted):]); err == nil && i < len(y.dcs) {
 				y.executedClock[i] = v
@@ -154,20 +143,6 @@ func (y *layer) recover(st storage.Reader) {
 			fn(dc, &l)
 			return nil
 		})
-	}
-	scanLabels(prefixOut, func(dc int, l *pb.Label) {
-		if c := y.out[dc]; c != nil {
-			c.log = append(c.log, l)
-		}
-	})
-	for _, c := range y.out {
-		if c != nil {
-			slices.SortFunc(c.log, func(a, b *pb.Label) int { return compareU64(a.Seq, b.Seq) })
-			if len(c.log) > 0 {
-				c.acked = c.log[0].Seq - 1
-			}
-			c.retry = protocol.SentAt(-resendAfter)
-		}
 	}
 	var in [][]*pb.Label = make([][]*pb.Label, len(y.dcs))
 	scanLabels(prefixIn, func(dc int, l *pb.Label) { in[dc] = append(in[dc], l) })
@@ -219,7 +194,7 @@ func (y *layer) Start(now time.Duration) protocol.Ready {
 		e.finished, e.passed = true, true
 	}
 	y.passedLogged = nil
-	y.resendLabels(now, &r)
+	y.ch.Resend(now, &r)
 	y.checkWaitingOps(now, &r)
 	y.armTimer(&r)
 	return r
@@ -229,11 +204,7 @@ func (y *layer) armTimer(r *protocol.Ready) {
 	if y.ticking {
 		return
 	}
-	busy := len(y.currentWrites) > 0 || slices.Contains(y.ackDue, true)
-	for _, c := range y.out {
-		busy = busy || (c != nil && len(c.log) > 0)
-	}
-	if busy {
+	if len(y.currentWrites) > 0 || y.ch.Busy() {
 		y.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
@@ -243,8 +214,8 @@ func (y *layer) armTimer(r *protocol.Ready) {
 func (y *layer) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	y.ticking = false
-	y.sendAcks(&r)
-	y.resendLabels(now, &r)
+	y.ch.SendAcks(&r)
+	y.ch.Resend(now, &r)
 	for _, lid := range slices.Sorted(maps.Keys(y.currentWrites)) {
 		e := y.currentWrites[lid]
 		if e.retry.Due(now, resendAfter, maxBackoff) {
@@ -270,15 +241,15 @@ func (y *layer) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		y.relayMigrateResponse(m.From, b, &r)
 	case *pb.MigrateWatch:
 		if y.dcIndex(m.From.DC()) >= 0 && m.From != LayerOf(m.From.DC()) {
-			y.watched[m.From] = max(y.watched[m.From], b.MigId)
+			y.watched.Watch(m.From, b.MigId)
 		}
 	case *pb.Label:
 		if src := y.dcIndex(m.From.DC()); src >= 0 && src != y.self {
-			y.receiveLabel(now, src, b, &r)
+			y.ch.Receive(now, src, b, &r)
 		}
 	case *pb.LabelAck:
 		if dest := y.dcIndex(m.From.DC()); dest >= 0 {
-			y.labelAck(now, dest, b.Seq, &r)
+			y.ch.Acked(now, dest, b.Seq, &r)
 		}
 	case *cpb.WriteExecuted:
 		y.writeExecuted(now, m.From, b, &r)
@@ -298,7 +269,7 @@ func (y *layer) localWrite(now time.Duration, coord protocol.NodeID, b *cpb.Laye
 	}
 	y.writeCounter++
 	id := y.writeCounter
-	putCounter(r, keyWriteCounter, id, true)
+	fifo.PutCounter(r, keyWriteCounter, id, true)
 	y.local[id], y.byWrite[ref] = ref, id
 	replicated := y.topo.PartitionDCs(b.Key)
 	for dest, dc := range y.dcs {
@@ -307,11 +278,10 @@ func (y *layer) localWrite(now time.Duration, coord protocol.NodeID, b *cpb.Laye
 			l.Key, l.Version = b.Key, b.Version
 		}
 		if dest == y.self {
-			l.Seq = y.recvSeq[y.self] + 1
-			y.take(y.self, l, r)
+			y.ch.TakeNext(now, y.self, l, r)
 			continue
 		}
-		y.sendLabel(now, dest, l, r)
+		y.ch.Send(now, dest, l, r)
 	}
 }
 
@@ -325,11 +295,10 @@ func (y *layer) clientMigrate(now time.Duration, session protocol.NodeID, b *pb.
 	}
 	l := &pb.Label{Deps: slices.Clone(y.executingClock), Migrate: &pb.Migrate{Session: string(session), MigId: b.MigId}}
 	if target == y.self {
-		l.Seq = y.recvSeq[y.self] + 1
-		y.take(y.self, l, r)
+		y.ch.TakeNext(now, y.self, l, r)
 		return
 	}
-	y.sendLabel(now, target, l, r)
+	y.ch.Send(now, target, l, r)
 }
 
 // ready reports whether deps ≤ ExecutedClock entry by entry (l.48-49).
@@ -374,25 +343,15 @@ func (y *layer) checkWaitingOps(now time.Duration, r *protocol.Ready) {
 // (relayMigrateResponse).
 func (y *layer) executeMigration(src int, l *pb.Label, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Delete, Key: seqKey(prefixIn, src, l.Seq)}, false)
-	session := protocol.NodeID(l.Migrate.Session)
-	if w, ok := y.watched[session]; src == y.self || (ok && w >= l.Migrate.MigId) {
-		if ok && w <= l.Migrate.MigId {
-			delete(y.watched, session)
-		}
-		r.Send(y.id, session, &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc})
-		return
-	}
-	r.Send(y.id, LayerOf(y.dcs[src]), &pb.MigrateResponse{MigId: l.Migrate.MigId, Dc: y.dc, Session: l.Migrate.Session})
+	y.watched.AnswerMigration(y.id, protocol.NodeID(l.Migrate.Session), l.Migrate.MigId, y.dc, src == y.self, LayerOf(y.dcs[src]), r)
 }
 
 // relayMigrateResponse passes a target layer's MigrateResponse on to the
 // session that asked this layer to migrate it. Not reliable: a lost
 // answer is asked for again by the session's ClientMigrate resend.
 func (y *layer) relayMigrateResponse(from protocol.NodeID, b *pb.MigrateResponse, r *protocol.Ready) {
-	if b.Session == "" || from != LayerOf(from.DC()) || y.dcIndex(from.DC()) < 0 {
-		return // only a layer's answer names a session
-	}
-	r.Send(y.id, protocol.NodeID(b.Session), &pb.MigrateResponse{MigId: b.MigId, Dc: b.Dc})
+	// Only a layer's answer names a session.
+	RelayMigrateResponse(y.id, from == LayerOf(from.DC()) && y.dcIndex(from.DC()) >= 0, b, r)
 }
 
 // executeClock advances the clocks past a clock label (l.57-59).
@@ -479,7 +438,7 @@ func (y *layer) finishedExecuting(_ time.Duration, src int, id uint64, r *protoc
 	// The clock is written before the log records it makes obsolete: a
 	// crash loses a suffix of unsynced writes, so a record is never lost
 	// while the clock that passed it is.
-	putCounter(r, counterKey(prefixExecuted, src), id, false)
+	fifo.PutCounter(r, counterKey(prefixExecuted, src), id, false)
 	for _, p := range passed {
 		// A write some of whose targets have not executed it yet keeps
 		// its record until they have: a layer restarted meanwhile sends

@@ -18,16 +18,16 @@ var (
 // local write's coordinator has been told.
 func (y *layer) CheckQuiescent() error {
 	var list []string
-	for dest, c := range y.out {
-		if c != nil && len(c.log) > 0 {
-			list = append(list, fmt.Sprintf("%d labels unacknowledged by %s", len(c.log), y.dcs[dest]))
+	for dest := range y.dcs {
+		if n := y.ch.Unacked(dest); n > 0 {
+			list = append(list, fmt.Sprintf("%d labels unacknowledged by %s", n, y.dcs[dest]))
 		}
 	}
 	for src, q := range y.waitingOps {
 		if len(q) > 0 {
 			list = append(list, fmt.Sprintf("%d labels from %s waiting (head deps %v, ExecutedClock %v)", len(q), y.dcs[src], q[0].Deps, y.executedClock))
 		}
-		if len(y.aheadExecuted[src]) > 0 || len(y.recvBuf[src]) > 0 {
+		if len(y.aheadExecuted[src]) > 0 || y.ch.Buffered(src) > 0 {
 			list = append(list, fmt.Sprintf("labels from %s finished ahead or received out of order", y.dcs[src]))
 		}
 	}

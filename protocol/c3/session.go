@@ -40,6 +40,7 @@ type session struct {
 	coord   protocol.NodeID
 	topo    *topology.Topology
 	timeout time.Duration
+	layerOf func(dc string) protocol.NodeID // the DC's node to migrate through
 
 	reqID   uint64
 	pending *protocol.Request
@@ -64,8 +65,17 @@ type cached struct {
 	version uint64
 }
 
-func newSession(cfg protocol.SessionConfig) *session {
-	c := &session{id: cfg.ID, home: cfg.ID.DC(), topo: cfg.Topology, timeout: cfg.OpTimeout, cache: map[string]cached{}}
+func newSession(cfg protocol.SessionConfig) *session { return newClient(cfg, LayerOf) }
+
+// NewClient returns C3's client library asking layerOf(dc) to migrate it
+// from dc (Saturn's sessions use it with its serializers).
+func NewClient(cfg protocol.SessionConfig, layerOf func(dc string) protocol.NodeID) protocol.Session {
+	return newClient(cfg, layerOf)
+}
+
+func newClient(cfg protocol.SessionConfig, layerOf func(dc string) protocol.NodeID) *session {
+	c := &session{id: cfg.ID, home: cfg.ID.DC(), topo: cfg.Topology, timeout: cfg.OpTimeout,
+		layerOf: layerOf, cache: map[string]cached{}}
 	c.attach(c.home)
 	return c
 }
@@ -115,9 +125,9 @@ func (c *session) route(now time.Duration, r *protocol.Ready) {
 // MigrateWatch to the layer of the DC that layer will pick (the nearest
 // possible one, Alg. 1 l.20), so that the target may answer directly.
 func (c *session) askMigrate(possible []string, r *protocol.Ready) {
-	r.Send(c.id, LayerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: possible})
+	r.Send(c.id, c.layerOf(c.cur), &pb.ClientMigrate{MigId: c.migID, PossibleDcs: possible})
 	if target := c.topo.Nearest(c.cur, possible); target != "" && target != c.cur {
-		r.Send(c.id, LayerOf(target), &pb.MigrateWatch{MigId: c.migID})
+		r.Send(c.id, c.layerOf(target), &pb.MigrateWatch{MigId: c.migID})
 	}
 }
 

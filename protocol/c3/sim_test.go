@@ -2,40 +2,17 @@ package c3_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/faults"
-	"github.com/causeway/causeway/protocol"
 	_ "github.com/causeway/causeway/protocol/all"
-	"github.com/causeway/causeway/runtime/sim"
-	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/workload"
 )
 
-// spec is a short contended run of c3 on topo: few keys, half writes,
-// keys drawn from every partition, so sessions migrate often.
+// spec is a short contended run of c3 on topo (bench.ContendedSpec).
 func spec(t *testing.T, topo string, seed uint64, withFaults bool) bench.SimSpec {
 	t.Helper()
-	p, err := protocol.Lookup("c3")
+	s, err := bench.ContendedSpec("c3", topo, seed, withFaults)
 	if err != nil {
 		t.Fatal(err)
-	}
-	tp, err := topology.Lookup(topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := workload.Lookup("ycsb-50-50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.RecordCount = 30
-	w.ValueSize = 16
-	s := bench.SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
-		Clients: 2 * len(tp.Datacenters), ServiceTime: 200 * time.Microsecond, Jitter: 10 * time.Millisecond,
-		OpTimeout: 3 * time.Second}
-	if withFaults {
-		s.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, p.Nodes(tp), s.Duration)
 	}
 	return s
 }

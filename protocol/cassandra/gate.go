@@ -29,11 +29,15 @@ func newGate() *gate { return &gate{data: map[string]*pb.Mutation{}, order: map[
 
 func gateKey(key string, version uint64) string { return key + "@" + strconv.FormatUint(version, 16) }
 
-// recover reloads the gated data a replica acknowledged before a crash.
-func (g *gate) recover(st storage.Reader) {
+// recover reloads the gated data a replica acknowledged before a crash,
+// but for data applied already (or superseded: applied is the newest
+// version applied of a key): executing a write superseded by a newer one
+// deletes its record without a synced write after it, and a crash may
+// undo the deletion.
+func (g *gate) recover(st storage.Reader, applied func(key string) uint64) {
 	_ = st.Scan("g/", func(rec storage.Record) error {
 		var m pb.Mutation
-		if proto.Unmarshal(rec.Value, &m) == nil {
+		if proto.Unmarshal(rec.Value, &m) == nil && m.Version > applied(m.Key) {
 			g.data[gateKey(m.Key, m.Version)] = &m
 		}
 		return nil

@@ -121,7 +121,7 @@ func NewServer(preset Preset, cfg protocol.NodeConfig) *Server {
 		return nil
 	})
 	if s.gated != nil {
-		s.gated.recover(cfg.Storage)
+		s.gated.recover(cfg.Storage, func(key string) uint64 { return s.store[key].version })
 	}
 	return s
 }

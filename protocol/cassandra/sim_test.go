@@ -5,36 +5,17 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/faults"
-	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/runtime/sim"
-	"github.com/causeway/causeway/topology"
-	"github.com/causeway/causeway/workload"
 )
 
-// spec is a short contended run of proto on topo: few keys, many writes.
+// spec is a short contended run of proto on topo (bench.ContendedSpec),
+// with a 2 s operation timeout.
 func spec(t *testing.T, proto, topo string, seed uint64, withFaults bool) bench.SimSpec {
 	t.Helper()
-	p, err := protocol.Lookup(proto)
+	s, err := bench.ContendedSpec(proto, topo, seed, withFaults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Lookup(topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := workload.Lookup("ycsb-50-50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.RecordCount = 30
-	w.ValueSize = 16
-	s := bench.SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: 3 * time.Second,
-		Clients: 2 * len(tp.Datacenters), ServiceTime: 200 * time.Microsecond, Jitter: 10 * time.Millisecond,
-		OpTimeout: 2 * time.Second}
-	if withFaults {
-		s.Faults = faults.Random(sim.NewRand(seed, "fault-schedule"), tp, p.Nodes(tp), s.Duration)
-	}
+	s.OpTimeout = 2 * time.Second
 	return s
 }
 
