@@ -82,8 +82,10 @@
 //     write is newer than every write in its causal past whatever the
 //     skew of the coordinators' clocks.
 //
-// # Faults (not in the paper; §3.2 only says pairwise links "simplify
-// fault-tolerance")
+// # Faults
+//
+// Not in the paper: §3.2 only says pairwise links "simplify
+// fault-tolerance".
 //
 //   - Reliable FIFO channels (package fifo, shared with saturn;
 //     channel.go): every label a layer sends is numbered per destination,
