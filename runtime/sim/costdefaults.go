@@ -28,6 +28,18 @@ func DefaultCostModel() *CostModel {
 			// server runs Cassandra: a tenth (Karma's NodeSpec.Cost says
 			// the same for its cache nodes).
 			protocol.RoleCache: 0.1,
+			// C3's causality layer (c3.txt §3.2, Alg. 1; protocol/c3's
+			// RoleLayer, named here to keep the simulator free of
+			// protocol imports) does tiny in-memory metadata work per
+			// label — compare a vector, bump a counter, queue an id — with
+			// no storage engine, and §5.2 runs it beside a Cassandra
+			// node with 100 of its 256 tokens. Every DC's layer sees a
+			// label for every write of the system, where a storage server
+			// sees only its share of the keys, so pricing it as a storage
+			// node made the single layer node the bottleneck (90 clients
+			// on c3-azure9: visibility 9× its bound, 1.01× with free
+			// layers). Priced like a cache: a tenth.
+			protocol.Role("causality-layer"): 0.1,
 		},
 		Classes: map[Class]float64{
 			// A read or a write touches the store: the unit. The papers
