@@ -33,12 +33,14 @@ func DefaultCostModel() *CostModel {
 			// protocol imports) does tiny in-memory metadata work per
 			// label — compare a vector, bump a counter, queue an id — with
 			// no storage engine, and §5.2 runs it beside a Cassandra
-			// node with 100 of its 256 tokens. Every DC's layer sees a
-			// label for every write of the system, where a storage server
-			// sees only its share of the keys, so pricing it as a storage
-			// node made the single layer node the bottleneck (90 clients
-			// on c3-azure9: visibility 9× its bound, 1.01× with free
-			// layers). Priced like a cache: a tenth.
+			// node with 100 of its 256 tokens: priced like a cache, a
+			// tenth. Every DC's layer sees a label for every write of the
+			// system, so this matters once labels dominate; measured on
+			// `causeway repro c3` (c3-azure9, 18–126 clients), factors 1,
+			// 0.3 and 0.1 gave C3 the same mean visibility within 3% at
+			// 100 µs and at 1 ms service times: the storage servers,
+			// which take each write twice (data, then ExecuteWrite),
+			// saturate first.
 			protocol.Role("causality-layer"): 0.1,
 		},
 		Classes: map[Class]float64{
