@@ -11,7 +11,7 @@ import (
 // TestDefaultCostModelPricesTheLayer checks that the default cost model
 // names RoleLayer (it spells the role out rather than import this
 // package) and prices it below a storage node: the layer does in-memory
-// metadata work, and priced as storage it was the bottleneck.
+// metadata work per label (c3.txt §3.2).
 func TestDefaultCostModelPricesTheLayer(t *testing.T) {
 	m := sim.DefaultCostModel()
 	storage := m.Scale(protocol.RoleStorage, 0)

@@ -42,6 +42,10 @@ func DefaultCostModel() *CostModel {
 			// which take each write twice (data, then ExecuteWrite),
 			// saturate first.
 			protocol.Role("causality-layer"): 0.1,
+			// Saturn's serializer (protocol/saturn's RoleSerializer) is
+			// C3's layer modified (c3.txt §5.1): the same price, so that
+			// repro c3 compares the algorithms, not their nodes' speed.
+			protocol.Role("serializer"): 0.1,
 		},
 		Classes: map[Class]float64{
 			// A read or a write touches the store: the unit. The papers
