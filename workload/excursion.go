@@ -72,8 +72,16 @@ func (c *Client) nextInRun() bool {
 	r := &c.runs
 	for r.left == 0 {
 		switch {
-		case !r.started || r.remote:
-			r.started, r.remote = true, false
+		case !r.started:
+			// A client starts at a random point of its first local run
+			// (uniform over a Poisson(LocalRun) run), as in a steady
+			// state: started at its beginning, a client that runs fewer
+			// operations than LocalRun (c3.txt §5.2's 71 per thread at 350
+			// threads) would mostly never leave home.
+			r.started = true
+			r.left = c.rng.IntN(poisson(c.rng, c.w.LocalRun) + 1)
+		case r.remote:
+			r.remote = false
 			r.left = poisson(c.rng, c.w.LocalRun)
 		default:
 			r.remote, r.group = true, ""

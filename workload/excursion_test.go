@@ -143,3 +143,27 @@ func TestRunsValidate(t *testing.T) {
 		t.Error("RemoteRun -1 accepted")
 	}
 }
+
+// TestC3RemoteStartsMidRun checks that clients start at a random point
+// of their first local run: a client that runs fewer operations than
+// C3LocalRun leaves home in about half the cases, not almost never.
+func TestC3RemoteStartsMidRun(t *testing.T) {
+	w := mustLookup(t, "c3-remote")
+	const clients, ops = 400, 72 // c3.txt §5.2's per-thread count at 350 threads
+	left := 0
+	for i := range clients {
+		c := w.NewClient("s"+strconv.Itoa(i), newRand(uint64(100+i)))
+		c.SetPlacement(evenLocal(t))
+		for range ops {
+			if keyIndex(t, c.Next().Key)%2 == 1 {
+				left++
+				break
+			}
+		}
+	}
+	// The first excursion comes after U(0, ~95) operations: before the
+	// 72nd in about 72/95 of the clients.
+	if f := float64(left) / clients; f < 0.6 || f > 0.9 {
+		t.Errorf("%.2f of clients left home within %d operations, want about %.2f", f, ops, float64(ops)/C3LocalRun)
+	}
+}

@@ -128,7 +128,8 @@ type Workload struct {
 	// remote mode): a run of Poisson(LocalRun) operations on local keys,
 	// then a remote excursion of Poisson(RemoteRun) operations whose keys
 	// are all stored where the excursion's first key is (one replica
-	// group, Client.SetGroup), and so on (excursion.go). A client of a
+	// group, Client.SetGroup), and so on (excursion.go); the first local
+	// run starts at a uniform point of its length. A client of a
 	// migrating protocol thus migrates out and back about once per
 	// LocalRun+RemoteRun operations.
 	LocalRun, RemoteRun float64
