@@ -339,10 +339,11 @@ func (c *c3Runner) writeDifferences(p printer) {
 	if r0, rN := c.get(modeRemote, protoC3, 0), c.get(modeRemote, protoC3, top); r0 != nil && rN != nil {
 		p.f("- Remote-mode throughput does not rise steadily with the load: with a fixed operation count a run lasts until "+
 			"its slowest client is done, and a client's excursions (each a migration and a few operations at WAN distance) "+
-			"decide that. At %d clients each runs %d operations, fewer than the Poisson(%d) local run before the first "+
-			"excursion, so most never leave home (C3's local fraction %.2f, against %.2f at %d clients): the paper's own "+
-			"setting has the same property (71 operations per thread at 350 threads).\n",
-			c.clients[top], c.ops[top], workload.C3LocalRun, deref(rN.res.LocalFraction), deref(r0.res.LocalFraction), c.clients[0])
+			"decide that. Each client starts at a random point of its first Poisson(%d) local run (not in the paper, "+
+			"which does not say): started at its beginning, a client of the highest load, with %d operations, would mostly "+
+			"never leave home, as in the paper's own setting (71 operations per thread at 350 threads). C3's share of "+
+			"operations in the home DC is %.2f at %d clients and %.2f at %d.\n",
+			workload.C3LocalRun, c.ops[top], deref(r0.res.LocalFraction), c.clients[0], deref(rN.res.LocalFraction), c.clients[top])
 	}
 	p.f("- E-Q's throughput is below E-EQ's, where the paper has E-Q > E-EQ: E-Q reads and writes a majority of all " +
 		"replicas, across the WAN, while E-EQ reads a local quorum and only its writes wait for every replica DC; in a " +
