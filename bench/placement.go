@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/topology"
 )
@@ -16,5 +19,19 @@ func Placement(p protocol.Protocol, t *topology.Topology, dc string) func(key st
 			}
 		}
 		return false
+	}
+}
+
+// Group returns the replica-group oracle of a client
+// (workload.Client.SetGroup): the sorted DCs where p stores key, so that
+// a remote excursion's keys all live where its first key does.
+func Group(p protocol.Protocol, t *topology.Topology) func(key string) string {
+	return func(key string) string {
+		var dcs []string
+		for _, id := range p.Replicas(t, key) {
+			dcs = append(dcs, id.DC())
+		}
+		slices.Sort(dcs)
+		return strings.Join(slices.Compact(dcs), ",")
 	}
 }

@@ -78,6 +78,9 @@ type Latency struct {
 type Percentiles struct {
 	P50 float64 `json:"p50"`
 	P99 float64 `json:"p99"`
+	// Mean is set for visibility (c3.txt's Table 3 gives means); absent
+	// elsewhere.
+	Mean float64 `json:"mean,omitempty"`
 }
 
 // Ratio summarises a distribution of ratios (visibility over its bound).

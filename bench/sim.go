@@ -65,6 +65,13 @@ type SimSpec struct {
 	// latency at the offered rate instead of a lower rate (causeway sim
 	// and bench --target).
 	OpenLoop bool
+	// OpsPerClient, when positive, stops each session after that many
+	// operations, as YCSB's operationcount does (c3.txt §5.2 runs a fixed
+	// count): the run ends once every session is done, or at Duration
+	// (then a cap) if that comes first, and its throughput counts up to the
+	// last completion. Progress then reports the share of the operations
+	// done, as a share of Duration.
+	OpsPerClient int
 	// NoLoad skips the load phase: keys start absent instead of holding
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
@@ -114,6 +121,8 @@ func RunSim(spec SimSpec) (*Result, error) {
 	hw := history.NewWriter(histFile)
 	dcs := spec.Topology.DCNames()
 	stopped := false
+	// With OpsPerClient: sessions done, and the last completion.
+	finished, lastEnd := 0, time.Duration(0)
 	var interval time.Duration
 	if spec.ClientRate > 0 {
 		interval = time.Duration(float64(time.Second) / spec.ClientRate)
@@ -127,12 +136,21 @@ func RunSim(spec SimSpec) (*Result, error) {
 		}
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
 		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
+		gen.SetGroup(Group(spec.Protocol, spec.Topology))
 		offset := interval * time.Duration(i) / time.Duration(spec.Clients)
 		due := offset // the open loop's schedule
+		issued := 0
 		var next func()
 		next = func() {
 			if stopped {
 				return
+			}
+			if spec.OpsPerClient > 0 {
+				if issued == spec.OpsPerClient {
+					finished++
+					return
+				}
+				issued++
 			}
 			req := gen.Next()
 			start := s.Now()
@@ -150,6 +168,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
 					panic(err)
 				}
+				lastEnd = max(lastEnd, now)
 				if now < due {
 					s.At(due, next)
 				} else {
@@ -173,7 +192,11 @@ func RunSim(spec SimSpec) (*Result, error) {
 		}
 		s.RunUntil(t)
 		if spec.Progress != nil {
-			spec.Progress(rec.progress(t, spec.Duration))
+			spec.Progress(rec.progress(spec.progressAt(t, rec), spec.Duration))
+		}
+		if spec.OpsPerClient > 0 && finished == spec.Clients {
+			ran = max(lastEnd, time.Microsecond)
+			break
 		}
 		if t == spec.Duration {
 			break
@@ -225,6 +248,18 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.Check = checkResult(cr, Divergence(spec.Protocol, spec.Topology, s.Replicas(), quiet))
 	res.Check.addQuiescence(Quiescence(unquiescent, quiet))
 	return res, nil
+}
+
+// progressAt is the clock a progress report shows at t: t, or with
+// OpsPerClient the share of all operations completed, as a share of
+// Duration.
+func (spec SimSpec) progressAt(t time.Duration, rec *Recorder) time.Duration {
+	if spec.OpsPerClient <= 0 {
+		return t
+	}
+	p := rec.progress(t, spec.Duration)
+	total := float64(spec.OpsPerClient) * float64(spec.Clients)
+	return time.Duration(float64(spec.Duration) * min(1, float64(p.Ops+p.Errors)/total))
 }
 
 // loaded returns the dataset the run starts with, nil with NoLoad.

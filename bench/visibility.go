@@ -93,7 +93,7 @@ func (v *visHists) fill(f visFields) {
 }
 
 func percentiles(h *hdrhistogram.Histogram) *Percentiles {
-	return &Percentiles{P50: usToMs(h.ValueAtQuantile(50)), P99: usToMs(h.ValueAtQuantile(99))}
+	return &Percentiles{P50: usToMs(h.ValueAtQuantile(50)), P99: usToMs(h.ValueAtQuantile(99)), Mean: round3(h.Mean() / 1000)}
 }
 
 // Visible implements runtime.Observer.

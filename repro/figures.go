@@ -30,36 +30,40 @@ func (k *karmaRunner) conditions() []condition {
 // mixLabel turns "ycsb-80-20" into "80/20".
 func mixLabel(m string) string { return strings.ReplaceAll(strings.TrimPrefix(m, "ycsb-"), "-", "/") }
 
-// plots draws every figure into the report's directory and returns them.
-func (k *karmaRunner) plots() (map[string]figure, error) {
+// figSpec names a figure and draws its panels.
+type figSpec struct {
+	name string
+	draw func() ([]*chart, error)
+}
+
+// drawFigures draws each figure, saves it into dir and returns them by
+// name.
+func drawFigures(dir string, specs []figSpec) (map[string]figure, error) {
 	figs := map[string]figure{}
-	add := func(name string, f func() ([]*chart, error)) error {
-		ps, err := f()
+	for _, f := range specs {
+		ps, err := f.draw()
 		if err != nil {
-			return fmt.Errorf("repro: %s: %w", name, err)
+			return nil, fmt.Errorf("repro: %s: %w", f.name, err)
 		}
-		fig := figure{file: name, panels: ps}
-		if err := fig.save(k.opts.Dir); err != nil {
-			return fmt.Errorf("repro: %s: %w", name, err)
+		fig := figure{file: f.name, panels: ps}
+		if err := fig.save(dir); err != nil {
+			return nil, fmt.Errorf("repro: %s: %w", f.name, err)
 		}
-		figs[name] = fig
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		draw func() ([]*chart, error)
-	}{
-		{"fig7", k.plotFig7}, {"fig8", k.plotFig8}, {"fig9", k.plotFig9}, {"fig10", k.plotFig10},
-		{"fig11", k.plotFig11}, {"fig12", k.plotFig12}, {"fig14", k.plotFig14}, {"object-size", k.plotObjectSize},
-	} {
-		if f.name == "object-size" && !k.perByteCost() {
-			continue
-		}
-		if err := add(f.name, f.draw); err != nil {
-			return nil, err
-		}
+		figs[f.name] = fig
 	}
 	return figs, nil
+}
+
+// plots draws every figure into the report's directory and returns them.
+func (k *karmaRunner) plots() (map[string]figure, error) {
+	specs := []figSpec{
+		{"fig7", k.plotFig7}, {"fig8", k.plotFig8}, {"fig9", k.plotFig9}, {"fig10", k.plotFig10},
+		{"fig11", k.plotFig11}, {"fig12", k.plotFig12}, {"fig14", k.plotFig14},
+	}
+	if k.perByteCost() {
+		specs = append(specs, figSpec{"object-size", k.plotObjectSize})
+	}
+	return drawFigures(k.opts.Dir, specs)
 }
 
 func (k *karmaRunner) plotFig7() ([]*chart, error) {

@@ -11,12 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/faults"
-	"github.com/causeway/causeway/protocol"
 	_ "github.com/causeway/causeway/protocol/all" // the report runs every protocol it names
 	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
@@ -63,6 +60,13 @@ type Options struct {
 	// ValueSizes are the object sizes of §6.5 in bytes (default 200,
 	// 1024, 4096).
 	ValueSizes []int
+	// Scale divides c3.txt §5.2's clients and operations (repro c3;
+	// default DefaultC3Scale): 1,800 … 12,600 clients and 900,000
+	// operations per run become 18 … 126 and 9,000 at 100, so that each
+	// client runs as many operations as the paper's.
+	Scale int
+	// Clients, when set, replaces repro c3's scaled client counts.
+	Clients []int
 	// Progress, when set, is told about each run as it starts: run i of n.
 	Progress func(i, n int, what string)
 	// RunProgress, when set, is told how far the current run's virtual
@@ -143,26 +147,10 @@ type run struct {
 	file string
 }
 
-// spec is what the runner is asked to simulate.
-type spec struct {
-	protocol string
-	workload workload.Workload
-	threads  int
-	duration time.Duration
-	faults   faults.Schedule
-	timeline time.Duration
-	delay    time.Duration
-	rate     float64
-}
-
 // karmaRunner runs the report's simulations on karma-aws8 and keeps what
 // each figure needs.
 type karmaRunner struct {
-	opts  Options
-	topo  *topology.Topology
-	runs  []*run
-	total int
-	done  int
+	runner
 
 	protos []string
 	mixes  []string
@@ -181,71 +169,6 @@ type karmaRunner struct {
 	cong *congestion
 	// sizes holds the §6.5 runs by protocol and value size.
 	sizes map[string]map[int]*run
-}
-
-func (k *karmaRunner) sim(s spec) (*run, error) {
-	p, err := protocol.Lookup(s.protocol)
-	if err != nil {
-		return nil, err
-	}
-	if s.duration == 0 {
-		s.duration = k.opts.Duration
-	}
-	if k.opts.Context != nil && k.opts.Context.Err() != nil {
-		return nil, ErrInterrupted
-	}
-	k.done++
-	what := fmt.Sprintf("%s, %s, %d threads", s.protocol, s.workload.Name, s.threads)
-	if s.rate > 0 {
-		what += fmt.Sprintf(" at %g ops/s", s.rate)
-	}
-	if s.delay > 0 {
-		what += fmt.Sprintf(", +%v in and out of %s", s.delay, congestedDC)
-	}
-	if k.opts.Progress != nil {
-		k.opts.Progress(k.done, k.total, what)
-	}
-	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
-		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
-		Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second, Faults: s.faults, Timeline: s.timeline,
-		ClientRate: s.rate, Progress: k.opts.RunProgress, Context: k.opts.Context})
-	if err != nil {
-		return nil, fmt.Errorf("%s %s %d threads: %w", s.protocol, s.workload.Name, s.threads, err)
-	}
-	r := &run{protocol: s.protocol, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
-		delay: s.delay, res: res}
-	if err := k.save(r); err != nil {
-		return nil, err
-	}
-	k.runs = append(k.runs, r)
-	if k.opts.RunDone != nil {
-		k.opts.RunDone(what, res, filepath.Join(k.opts.Dir, r.file))
-	}
-	if res.Interrupted {
-		return nil, ErrInterrupted
-	}
-	return r, nil
-}
-
-// save writes r's result JSON under Dir/runs, named after its place in
-// the reproduction and what it ran, and notes the file in r.
-func (k *karmaRunner) save(r *run) error {
-	// A workload's variants show in its name ("ycsb-95-5@1KB").
-	wl := strings.NewReplacer("@", "-", "+", "-", "/", "-").Replace(r.workload)
-	name := fmt.Sprintf("%02d-%s-%s-%dt", len(k.runs)+1, r.protocol, wl, r.threads)
-	if r.delay > 0 {
-		name += "-delay" + r.delay.String()
-	}
-	r.file = filepath.Join(RunsDir, name+".json")
-	f, err := os.Create(filepath.Join(k.opts.Dir, r.file))
-	if err != nil {
-		return err
-	}
-	if err := r.res.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // simNamed runs a named workload for the default duration.
@@ -274,7 +197,7 @@ func karma(opts Options) (*karmaRunner, error) {
 	if !topo.HasDC(congestedDC) {
 		return nil, fmt.Errorf("repro: karma-aws8 has no DC %q to congest", congestedDC)
 	}
-	k := &karmaRunner{opts: opts, topo: topo,
+	k := &karmaRunner{runner: runner{opts: opts, topo: topo},
 		protos: []string{"cops", "karma", "karma-nc", "cops-pr"},
 		mixes:  []string{"ycsb-95-5", "ycsb-80-20", "ycsb-50-50"}}
 	k.simulate = k.sim

@@ -3,7 +3,6 @@ package repro
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -101,19 +100,6 @@ func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 	k.writeObjectSize(p, figs["object-size"])
 	k.writeDifferences(p)
 	k.writeRuns(p)
-}
-
-// writeRuns lists every run with its result JSON (RunsDir), which
-// 'causeway compare' reads.
-func (k *karmaRunner) writeRuns(p printer) {
-	p.f("<a id=\"runs\"></a>\n## Runs\n\nEach run's result JSON, in the order run; `causeway compare %s/A.json %s/B.json` "+
-		"puts any of them side by side.\n\n| run | protocol | workload | threads | ops/s | check |\n|---|---|---|---|---|---|\n",
-		RunsDir, RunsDir)
-	for _, r := range k.runs {
-		p.f("| [%s](%s) | %s | %s | %d | %.0f | %s |\n", strings.TrimSuffix(filepath.Base(r.file), ".json"), filepath.ToSlash(r.file),
-			r.protocol, r.workload, r.threads, r.res.ThroughputOpsS, r.res.Check.Verdict())
-	}
-	p.f("\n")
 }
 
 func (k *karmaRunner) writeFig7(p printer, fig figure) {

@@ -3,8 +3,8 @@
 //
 // A Workload describes an operation mix, a key space and a key popularity
 // distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
-// ycsb-f, ycsb-95-5, read-txn, write-txn, txn, k2-default, k2-tao) and any "ycsb-R-W"
-// read/update mix. Each client of a run gets its own Client, which turns a
+// ycsb-f, ycsb-95-5, read-txn, write-txn, txn, k2-default, k2-tao,
+// c3-local, c3-remote) and any "ycsb-R-W" read/update mix. Each client of a run gets its own Client, which turns a
 // seeded *rand.Rand into a deterministic sequence of protocol.Requests.
 // Every value a client writes is unique across the run: it starts with the
 // ID "<session>-<seq>", which ValueID recovers, so a checker can tell which
@@ -19,8 +19,11 @@
 //
 // Placement: a client given an oracle (Client.SetPlacement, "is this key
 // stored in my DC") draws, for a workload with LocalKeys, only local keys,
-// except a RemoteFraction of operations whose keys are all remote (C3's
-// local and remote modes); redraws are bounded, so it never hangs.
+// except a RemoteFraction of operations whose keys are all remote, or
+// runs of Poisson(LocalRun) local operations alternating with excursions
+// of Poisson(RemoteRun) operations on one remote replica group
+// (Client.SetGroup; C3's local and remote modes, excursion.go); redraws
+// are bounded, so it never hangs.
 //
 // Load phase: Dataset describes the initial records, Key(0) ..
 // Key(RecordCount-1), each with a loaded value derived from its key
@@ -120,6 +123,16 @@ type Workload struct {
 	// RemoteFraction is the share of operations that make a remote
 	// excursion when LocalKeys is set, in [0, 1].
 	RemoteFraction float64
+	// LocalRun and RemoteRun, when RemoteRun > 0 and LocalKeys is set,
+	// replace RemoteFraction's independent draws by runs (c3.txt §5.2's
+	// remote mode): a run of Poisson(LocalRun) operations on local keys,
+	// then a remote excursion of Poisson(RemoteRun) operations whose keys
+	// are all stored where the excursion's first key is (one replica
+	// group, Client.SetGroup), and so on (excursion.go); the first local
+	// run starts at a uniform point of its length. A client of a
+	// migrating protocol thus migrates out and back about once per
+	// LocalRun+RemoteRun operations.
+	LocalRun, RemoteRun float64
 }
 
 // Theta returns the workload's zipf constant (ZipfConstant, or
@@ -306,7 +319,7 @@ func (w Workload) Validate() error {
 	if !(w.RemoteFraction >= 0 && w.RemoteFraction <= 1) {
 		return fmt.Errorf("workload %q: RemoteFraction %v not in [0, 1]", w.Name, w.RemoteFraction)
 	}
-	return nil
+	return w.validateRuns()
 }
 
 // Key returns the name of the key with index i: KeyPrefix followed by i
@@ -394,6 +407,11 @@ type Client struct {
 	local     func(key string) bool
 	placed    bool
 	wantLocal bool
+
+	// group is the replica-group oracle (SetGroup); runs is the state of
+	// LocalRun/RemoteRun's alternation.
+	group func(key string) string
+	runs  runState
 }
 
 // maxPlacementDraws bounds the draws for a key that satisfies the
@@ -463,7 +481,10 @@ func (c *Client) Next() protocol.Request {
 	}
 	kind := c.chooseOp()
 	c.placed = c.local != nil && c.w.LocalKeys
-	if c.placed {
+	switch {
+	case c.placed && c.w.RemoteRun > 0:
+		c.wantLocal = c.nextInRun()
+	case c.placed:
 		c.wantLocal = !(c.rng.Float64() < c.w.RemoteFraction)
 	}
 	switch kind {
@@ -507,10 +528,21 @@ func (c *Client) drawKey() int64 {
 	if !c.placed {
 		return k
 	}
-	for i := 1; i < maxPlacementDraws && c.local(Key(k)) != c.wantLocal; i++ {
+	for i := 1; i < maxPlacementDraws && !c.fits(Key(k)); i++ {
 		k = c.nextKeyIndex()
 	}
+	c.joinExcursion(Key(k))
 	return k
+}
+
+// fits reports whether key satisfies the current operation's placement
+// mode: local or remote as wanted and, in a remote excursion, stored
+// where the excursion's keys are.
+func (c *Client) fits(key string) bool {
+	if c.local(key) != c.wantLocal {
+		return false
+	}
+	return c.wantLocal || c.runs.group == "" || c.group == nil || c.group(key) == c.runs.group
 }
 
 // chooseOp draws the next operation kind.

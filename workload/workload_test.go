@@ -578,7 +578,7 @@ func TestLookup(t *testing.T) {
 		})
 	}
 	names := Names()
-	if !slices.IsSorted(names) || len(names) != 11 {
+	if !slices.IsSorted(names) || len(names) != 13 {
 		t.Errorf("Names() = %v", names)
 	}
 	for _, n := range names {

@@ -31,6 +31,7 @@ type simFlags struct {
 	opTimeout                    time.Duration
 	jitter                       time.Duration
 	faults                       string
+	opsPerClient                 int
 	wl                           workloadFlags
 	// flags are the command's, to tell a flag given as 0 from one left
 	// out.
@@ -49,6 +50,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
 	f.flags = fl
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
+	fl.IntVar(&f.opsPerClient, "ops-per-client", 0, "each client stops after this many operations, as YCSB's operationcount (c3.txt §5.2 fixes it); the run ends when all are done, --duration is then a cap (0: run for --duration)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
 }
@@ -70,6 +72,9 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	if w, err = f.wl.apply(w); err != nil {
 		return bench.SimSpec{}, err
 	}
+	if f.opsPerClient < 0 {
+		return bench.SimSpec{}, fmt.Errorf("--ops-per-client %d: must be positive (0: run for --duration)", f.opsPerClient)
+	}
 	clients := f.clients
 	if clients <= 0 {
 		clients = f.clientsPerDC * len(t.Datacenters)
@@ -80,7 +85,7 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
-		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0}
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, OpsPerClient: f.opsPerClient}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}

@@ -67,8 +67,10 @@ func (f *workloadFlags) apply(w workload.Workload) (workload.Workload, error) {
 	if f.remoteFraction != 0 && !f.localKeys {
 		return w, fmt.Errorf("--remote-fraction needs --local-keys")
 	}
-	w.LocalKeys, w.RemoteFraction = f.localKeys, f.remoteFraction
+	// A workload that restricts keys itself (c3-local, c3-remote) keeps
+	// its placement when the flags are left out.
 	if f.localKeys {
+		w.LocalKeys, w.RemoteFraction = true, f.remoteFraction
 		w.Name += "@local"
 		if f.remoteFraction > 0 {
 			w.Name += "+remote" + strconv.FormatFloat(f.remoteFraction, 'g', -1, 64)

@@ -147,7 +147,9 @@
 //
 //   - read_txn and write_txn answer ErrUnsupported.
 //   - The layer is a node of its own, not co-located on a storage server
-//     (§5.2); it is charged as a storage node by the cost model.
+//     (§5.2); the default cost model charges its inputs a tenth of a
+//     storage node's (in-memory metadata work, runtime/sim's
+//     DefaultCostModel).
 //   - GetDatacenterWithLowestLoad is the nearest possible DC.
 //   - MigrateWatch (not in the paper): a node can reach a session only if
 //     the session sent it something since the node started, for the live

@@ -28,6 +28,24 @@ func DefaultCostModel() *CostModel {
 			// server runs Cassandra: a tenth (Karma's NodeSpec.Cost says
 			// the same for its cache nodes).
 			protocol.RoleCache: 0.1,
+			// C3's causality layer (c3.txt §3.2, Alg. 1; protocol/c3's
+			// RoleLayer, named here to keep the simulator free of
+			// protocol imports) does tiny in-memory metadata work per
+			// label — compare a vector, bump a counter, queue an id — with
+			// no storage engine, and §5.2 runs it beside a Cassandra
+			// node with 100 of its 256 tokens: priced like a cache, a
+			// tenth. Every DC's layer sees a label for every write of the
+			// system, so this matters once labels dominate; measured on
+			// `causeway repro c3` (c3-azure9, 18–126 clients), factors 1,
+			// 0.3 and 0.1 gave C3 the same mean visibility within 3% at
+			// 100 µs and at 1 ms service times: the storage servers,
+			// which take each write twice (data, then ExecuteWrite),
+			// saturate first.
+			protocol.Role("causality-layer"): 0.1,
+			// Saturn's serializer (protocol/saturn's RoleSerializer) is
+			// C3's layer modified (c3.txt §5.1): the same price, so that
+			// repro c3 compares the algorithms, not their nodes' speed.
+			protocol.Role("serializer"): 0.1,
 		},
 		Classes: map[Class]float64{
 			// A read or a write touches the store: the unit. The papers
