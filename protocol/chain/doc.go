@@ -37,8 +37,11 @@
 // to any node: a node behind the session's min_version forwards it up the
 // chain (the head, lacking it, passes it down); nodes before node k serve
 // only versions node k acknowledged (the head-failure gap: a version that
-// never reached k may vanish with the head, so it must never be read); a
-// reply says whether the version served is stable. A Stabilize is
+// never reached k may vanish with the head, so it must never be read),
+// and one that holds a newer version than that passes the read to node k
+// (the newer version may be stable already, and a session that saw it
+// stable kept no entry that would stop an older read); a reply says
+// whether the version served is stable. A Stabilize is
 // answered by the tail (or any node that knows) once the version is
 // stable.
 //

@@ -754,6 +754,14 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		// Nodes before k serve only versions node k acknowledged (the
 		// head-failure gap, see doc.go).
 		served = it.upTo(it.kacked)
+		if served.v < it.latest().v && ri < len(c) {
+			// A newer version may be stable already (its StableAck not
+			// here yet), and a session drops its entry for a stable
+			// version, so an older one must not be served: node k, which
+			// holds every version past the head-failure gap, serves it.
+			r.Send(s.id, c[ri], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
+			return
+		}
 	}
 	if served.v < b.MinVersion {
 		switch {
