@@ -24,7 +24,8 @@ Every run is checked for causal+ consistency and the report says whether all
 passed.
 
 Papers: karma (karma.txt §6: Figs. 7–12, the cost analysis of §6.4 and the
-object sizes of §6.5).`,
+object sizes of §6.5), chainreaction (chainreaction.txt §7: Figs. 2–4,
+8–10; the geo figures once the geo protocols exist).`,
 	}
 	var opts repro.Options
 	var costModel string
@@ -50,55 +51,7 @@ way, prints the summary of the runs so far and exits with status 130
 without writing the report; their JSONs stay in DIR/runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stderr := cmd.ErrOrStderr()
-			if err := pf.validate("repro karma"); err != nil {
-				return err
-			}
-			start := time.Now()
-			var report func(bench.Progress)
-			var runStart time.Time
-			var spent time.Duration // wall time of the runs completed
-			opts.Progress = func(i, n int, what string) {
-				eta := ""
-				if i > 1 {
-					eta = fmt.Sprintf(" (ETA %v)", (spent / time.Duration(i-1) * time.Duration(n-i+1)).Round(time.Second))
-				}
-				fmt.Fprintf(stderr, "[%2d/%d] %s%s\n", i, n, what, eta)
-				report = pf.reporter(stderr, fmt.Sprintf("run %d/%d", i, n))
-				runStart = time.Now()
-			}
-			opts.RunProgress = func(p bench.Progress) {
-				if report != nil {
-					report(p)
-				}
-			}
-			var done []*bench.Result
-			opts.RunDone = func(_ string, res *bench.Result, _ string) {
-				spent += time.Since(runStart)
-				done = append(done, res)
-			}
-			ctx, stop := interruptContext(cmd.Context(), stderr, "repro karma")
-			defer stop()
-			opts.Context = ctx
-			var err error
-			if opts.Cost, err = sim.LoadCostModel(costModel); err != nil {
-				return &exitError{2, err}
-			}
-			if err := repro.Karma(opts); errors.Is(err, repro.ErrInterrupted) {
-				o := cmd.OutOrStdout()
-				fmt.Fprintf(o, "interrupted after %d runs in %v; no report written; each run's JSON is in %s\n\n",
-					len(done), time.Since(start).Round(time.Second), filepath.Join(opts.Dir, repro.RunsDir))
-				if len(done) > 0 {
-					if err := writeResultTables(o, done); err != nil {
-						return err
-					}
-				}
-				return &exitError{exitInterrupted, fmt.Errorf("repro karma: interrupted")}
-			} else if err != nil {
-				return &exitError{2, err}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s in %v\n", filepath.Join(opts.Dir, "report.md"), time.Since(start).Round(time.Second))
-			return nil
+			return runRepro(cmd, "karma", &opts, &pf, costModel, func() error { return repro.Karma(opts) })
 		},
 	}
 	f := karma.Flags()
@@ -117,6 +70,61 @@ without writing the report; their JSONs stay in DIR/runs.`,
 		"delays added to every message into or out of Europe, one run each")
 	f.IntSliceVar(&opts.ValueSizes, "value-sizes", []int{200, 1024, 4096}, "object sizes in bytes of §6.5 (run only with a cost model that charges per byte)")
 	pf.register(karma)
-	cmd.AddCommand(karma)
+	cmd.AddCommand(karma, reproChainReactionCmd())
 	return cmd
+}
+
+// runRepro runs one paper's reproduction (do, with opts filled in): it
+// announces each run on stderr with an estimate of the time left, shows
+// a bar and status lines (pf), and on Ctrl-C prints the runs so far.
+func runRepro(cmd *cobra.Command, paper string, opts *repro.Options, pf *progressFlags, costModel string, do func() error) error {
+	stderr := cmd.ErrOrStderr()
+	if err := pf.validate("repro " + paper); err != nil {
+		return err
+	}
+	start := time.Now()
+	var report func(bench.Progress)
+	var runStart time.Time
+	var spent time.Duration // wall time of the runs completed
+	opts.Progress = func(i, n int, what string) {
+		eta := ""
+		if i > 1 {
+			eta = fmt.Sprintf(" (ETA %v)", (spent / time.Duration(i-1) * time.Duration(n-i+1)).Round(time.Second))
+		}
+		fmt.Fprintf(stderr, "[%2d/%d] %s%s\n", i, n, what, eta)
+		report = pf.reporter(stderr, fmt.Sprintf("run %d/%d", i, n))
+		runStart = time.Now()
+	}
+	opts.RunProgress = func(p bench.Progress) {
+		if report != nil {
+			report(p)
+		}
+	}
+	var done []*bench.Result
+	opts.RunDone = func(_ string, res *bench.Result, _ string) {
+		spent += time.Since(runStart)
+		done = append(done, res)
+	}
+	ctx, stop := interruptContext(cmd.Context(), stderr, "repro "+paper)
+	defer stop()
+	opts.Context = ctx
+	var err error
+	if opts.Cost, err = sim.LoadCostModel(costModel); err != nil {
+		return &exitError{2, err}
+	}
+	if err := do(); errors.Is(err, repro.ErrInterrupted) {
+		o := cmd.OutOrStdout()
+		fmt.Fprintf(o, "interrupted after %d runs in %v; no report written; each run's JSON is in %s\n\n",
+			len(done), time.Since(start).Round(time.Second), filepath.Join(opts.Dir, repro.RunsDir))
+		if len(done) > 0 {
+			if err := writeResultTables(o, done); err != nil {
+				return err
+			}
+		}
+		return &exitError{exitInterrupted, fmt.Errorf("repro %s: interrupted", paper)}
+	} else if err != nil {
+		return &exitError{2, err}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s in %v\n", filepath.Join(opts.Dir, "report.md"), time.Since(start).Round(time.Second))
+	return nil
 }
