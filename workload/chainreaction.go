@@ -44,6 +44,7 @@ func crSingleObject(write int) Workload {
 		fmt.Sprintf("chainreaction.txt Fig. 2b single object: %d%% puts / %d%% gets, all on one 1 KB key", write, 100-write),
 		float64(100-write)/100, float64(write)/100, 0, 0, DistUniform)
 	w.RecordCount, w.ValueSize = 1, CRValueSize
+	w.TxnKeys = 1 // the only key (should a variant add transactions)
 	return w
 }
 
