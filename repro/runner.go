@@ -17,11 +17,13 @@ import (
 // runner runs a reproduction's simulations on one topology, announcing,
 // saving and keeping each run; each paper's runner embeds it.
 type runner struct {
-	opts  Options
-	topo  *topology.Topology
-	runs  []*run
-	total int
-	done  int
+	opts Options
+	topo *topology.Topology
+	// jitter is every run's one-way jitter (0: 20 ms; negative: none).
+	jitter time.Duration
+	runs   []*run
+	total  int
+	done   int
 }
 
 // spec is what the runner is asked to simulate.
@@ -39,6 +41,11 @@ type spec struct {
 	opsPerClient int
 	// opTimeout is the sessions' operation timeout (0: 5 s).
 	opTimeout time.Duration
+	// topo, when set, replaces the runner's topology; label, when set,
+	// names the run's protocol in the report (a protocol on a variant
+	// topology, e.g. "fawn-kv-3").
+	topo  *topology.Topology
+	label string
 }
 
 // sim runs s: it announces the run (Options.Progress), saves its result
@@ -55,7 +62,17 @@ func (k *runner) sim(s spec) (*run, error) {
 		return nil, ErrInterrupted
 	}
 	k.done++
-	what := fmt.Sprintf("%s, %s, %d threads", s.protocol, s.workload.Name, s.threads)
+	name, topo, jitter := s.protocol, k.topo, 20*time.Millisecond
+	if s.label != "" {
+		name = s.label
+	}
+	if s.topo != nil {
+		topo = s.topo
+	}
+	if k.jitter != 0 {
+		jitter = max(k.jitter, 0)
+	}
+	what := fmt.Sprintf("%s, %s, %d threads", name, s.workload.Name, s.threads)
 	if s.rate > 0 {
 		what += fmt.Sprintf(" at %g ops/s", s.rate)
 	}
@@ -71,14 +88,14 @@ func (k *runner) sim(s spec) (*run, error) {
 	if s.opTimeout <= 0 {
 		s.opTimeout = 5 * time.Second
 	}
-	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
+	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: topo, Workload: s.workload, Seed: k.opts.Seed,
 		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
-		Jitter: 20 * time.Millisecond, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
+		Jitter: jitter, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
 		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context})
 	if err != nil {
-		return nil, fmt.Errorf("%s %s %d threads: %w", s.protocol, s.workload.Name, s.threads, err)
+		return nil, fmt.Errorf("%s %s %d threads: %w", name, s.workload.Name, s.threads, err)
 	}
-	r := &run{protocol: s.protocol, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
+	r := &run{protocol: name, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
 		delay: s.delay, res: res}
 	if err := k.save(r); err != nil {
 		return nil, err

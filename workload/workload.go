@@ -4,7 +4,8 @@
 // A Workload describes an operation mix, a key space and a key popularity
 // distribution; Lookup returns the presets (ycsb-a, ycsb-b, ycsb-c, ycsb-d,
 // ycsb-f, ycsb-95-5, read-txn, write-txn, txn, k2-default, k2-tao,
-// c3-local, c3-remote) and any "ycsb-R-W" read/update mix. Each client of a run gets its own Client, which turns a
+// c3-local, c3-remote, ChainReaction's cr-* workloads of chainreaction.go)
+// and any "ycsb-R-W" read/update mix. Each client of a run gets its own Client, which turns a
 // seeded *rand.Rand into a deterministic sequence of protocol.Requests.
 // Every value a client writes is unique across the run: it starts with the
 // ID "<session>-<seq>", which ValueID recovers, so a checker can tell which
@@ -107,6 +108,10 @@ type Workload struct {
 	DeleteProportion float64
 	// TxnKeys is the number of distinct keys per transaction.
 	TxnKeys int
+	// TxnKeysMax, when above TxnKeys, makes each transaction draw its
+	// number of keys uniformly in [TxnKeys, TxnKeysMax] (chainreaction.txt
+	// §7.3: "2 to 5 keys").
+	TxnKeysMax int
 	// Distribution is the key popularity: DistZipfian, DistUniform or
 	// DistLatest.
 	Distribution string
@@ -306,6 +311,9 @@ func (w Workload) Validate() error {
 		if w.TxnKeys < 1 || w.TxnKeys > w.RecordCount {
 			return fmt.Errorf("workload %q: TxnKeys %d not in [1, RecordCount=%d]", w.Name, w.TxnKeys, w.RecordCount)
 		}
+		if w.TxnKeysMax > w.RecordCount {
+			return fmt.Errorf("workload %q: TxnKeysMax %d above RecordCount=%d", w.Name, w.TxnKeysMax, w.RecordCount)
+		}
 	}
 	switch w.Distribution {
 	case DistZipfian, DistUniform, DistLatest:
@@ -502,14 +510,14 @@ func (c *Client) Next() protocol.Request {
 		c.hasPending = true
 		return protocol.Request{Op: protocol.OpGet, Key: Key(k)}
 	case opReadTxn:
-		idx := c.distinctKeys(c.w.TxnKeys)
+		idx := c.distinctKeys(c.txnKeys())
 		keys := make([]string, len(idx))
 		for i, k := range idx {
 			keys[i] = Key(k)
 		}
 		return protocol.Request{Op: protocol.OpReadTxn, Keys: keys}
 	case opWriteTxn:
-		idx := c.distinctKeys(c.w.TxnKeys)
+		idx := c.distinctKeys(c.txnKeys())
 		writes := make([]protocol.KV, len(idx))
 		for i, k := range idx {
 			writes[i] = protocol.KV{Key: Key(k), Value: c.nextValue()}
@@ -518,6 +526,15 @@ func (c *Client) Next() protocol.Request {
 	default:
 		return protocol.Request{Op: protocol.OpGet, Key: Key(c.drawKey())}
 	}
+}
+
+// txnKeys draws how many keys the next transaction has.
+func (c *Client) txnKeys() int {
+	n := c.w.TxnKeys
+	if c.w.TxnKeysMax > n {
+		n += c.rng.IntN(c.w.TxnKeysMax - n + 1)
+	}
+	return n
 }
 
 // drawKey draws the index of an existing key for the current operation:

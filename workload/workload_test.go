@@ -578,7 +578,7 @@ func TestLookup(t *testing.T) {
 		})
 	}
 	names := Names()
-	if !slices.IsSorted(names) || len(names) != 13 {
+	if !slices.IsSorted(names) || len(names) != 13+5+len(CRSingleObjectMixes)+len(CRTxnMixes) { // + chainreaction.go's
 		t.Errorf("Names() = %v", names)
 	}
 	for _, n := range names {

@@ -24,9 +24,11 @@ Every run is checked for causal+ consistency and the report says whether all
 passed.
 
 Papers: karma (karma.txt §6: Figs. 7–12, the cost analysis of §6.4 and the
-object sizes of §6.5), c3 (c3.txt §5: Figs. 1–3 and Table 3).`,
+object sizes of §6.5), c3 (c3.txt §5: Figs. 1–3 and Table 3),
+chainreaction (chainreaction.txt §7: Figs. 2–4, 8–10; the geo figures once
+the geo protocols exist).`,
 	}
-	cmd.AddCommand(reproKarmaCmd(), reproC3Cmd())
+	cmd.AddCommand(reproKarmaCmd(), reproC3Cmd(), reproChainReactionCmd())
 	return cmd
 }
 

@@ -37,8 +37,11 @@
 // to any node: a node behind the session's min_version forwards it up the
 // chain (the head, lacking it, passes it down); nodes before node k serve
 // only versions node k acknowledged (the head-failure gap: a version that
-// never reached k may vanish with the head, so it must never be read); a
-// reply says whether the version served is stable. A Stabilize is
+// never reached k may vanish with the head, so it must never be read),
+// and one that holds a newer version than that passes the read to node k
+// (the newer version may be stable already, and a session that saw it
+// stable kept no entry that would stop an older read); a reply says
+// whether the version served is stable. A Stabilize is
 // answered by the tail (or any node that knows) once the version is
 // stable.
 //
@@ -79,6 +82,24 @@
 // existing version instead of writing again. Ids are per session, which
 // never restarts (a crashed client is a new client, §3.4 footnote 2);
 // master ping nonces embed NodeConfig.Incarnation.
+//
+// # Sequencer and get-transactions (chainreaction.txt §5)
+//
+// With Mode.Sequencer the domain has a sequencer node (RoleSequencer,
+// "q0" beside the master) that numbers every put: the session sends its
+// put to the sequencer (SeqPut), which takes the next tick of its clock
+// (max(clock+1, now in µs)) as the put's sequence number and forwards it
+// to the head, where it becomes the counter of the put's version. A put
+// that reaches the head after a newer version of its key (§5's "late
+// PUT") is overwritten at once and answered as any put. A get-transaction
+// asks the sequencer for a snapshot (SeqRequest: the clock, which every
+// earlier put's number is at or below and every later one above) and
+// reads each key at the head of its chain (HeadRead): the head serves the
+// newest version whose counter is at or below the snapshot, and aborts the
+// read when it has dropped that version (a head keeps the newest stable
+// version and every newer one) or when it is older than the version the
+// session knows; the session then takes a new snapshot and reissues every
+// read (txn.go, sequencer.go, package chainreaction).
 //
 // # Answers to sessions
 //
@@ -122,6 +143,11 @@
 //	Ping, Pong     master <-> server               nonce, incarnation (~15 B)
 //	Join, JoinDone restarted server -> master      incarnation, epoch (~10 B)
 //	Synced         server -> servers               epoch (~5 B)
+//	SeqPut         session -> sequencer -> head    a Put and its sequence number (~50 B + value)
+//	SeqRequest     session -> sequencer            ids, keys (~10 B + keys)
+//	SeqReply       sequencer -> session            ids, a snapshot per key (~10 B + 5 B per key)
+//	HeadRead       session -> head                 ids, key, snapshot, min_version (~35 B)
+//	HeadReadReply  head -> session                 ids, key, value, version, stable, abort (~30 B + value)
 //
 // # Deliberate deviations
 //

@@ -19,6 +19,10 @@ type Mode struct {
 	K func(t *topology.Topology) int
 	// NewSession creates the protocol's client session.
 	NewSession func(cfg protocol.SessionConfig, l *Layout) protocol.Session
+	// Sequencer adds the sequencer node (RoleSequencer, sequencer.go) that
+	// numbers puts and snapshots get-transactions (chainreaction.txt §5);
+	// the sessions send it their puts.
+	Sequencer bool
 }
 
 // Protocol is a protocol.Protocol whose servers run the chain core.
@@ -59,15 +63,20 @@ func (p *Protocol) Validate(t *topology.Topology) error {
 	return nil
 }
 
-// Nodes implements protocol.Protocol: every DC's servers (RoleStorage) and
-// one master (RoleMaster) in the first DC.
+// Nodes implements protocol.Protocol: every DC's servers (RoleStorage),
+// one master (RoleMaster) in the first DC and, with Mode.Sequencer, one
+// sequencer (RoleSequencer) beside it.
 func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	l := p.Layout(t)
 	var out []protocol.NodeSpec
 	for _, n := range l.Servers() {
 		out = append(out, protocol.NodeSpec{ID: n, Role: protocol.RoleStorage})
 	}
-	return append(out, protocol.NodeSpec{ID: l.Master(), Role: RoleMaster})
+	out = append(out, protocol.NodeSpec{ID: l.Master(), Role: RoleMaster})
+	if p.mode.Sequencer {
+		out = append(out, protocol.NodeSpec{ID: l.Sequencer(), Role: RoleSequencer})
+	}
+	return out
 }
 
 // Replicas implements protocol.Protocol: key's chain when every server is
@@ -82,8 +91,11 @@ func (p *Protocol) Replicas(t *topology.Topology, key string) []protocol.NodeID 
 // NewNode implements protocol.Protocol.
 func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 	l := p.Layout(cfg.Topology)
-	if cfg.Role == RoleMaster {
+	switch cfg.Role {
+	case RoleMaster:
 		return newMaster(l, cfg)
+	case RoleSequencer:
+		return newSequencer(l, cfg)
 	}
 	return newServer(l, cfg)
 }

@@ -59,6 +59,10 @@ type item struct {
 	// and not yet acknowledged by it (0: none).
 	pushedUp uint64
 	retries  int
+	// dropped says older versions than the first kept were dropped (or
+	// never received: a recovered or pushed state), so that a
+	// get-transaction's snapshot below them cannot be served (txn.go).
+	dropped bool
 }
 
 func (it *item) latest() ver {
@@ -94,6 +98,7 @@ func (it *item) trim() {
 	for i+1 < len(it.versions) && it.versions[i+1].v <= floor {
 		i++
 	}
+	it.dropped = it.dropped || i > 0
 	it.versions = it.versions[i:]
 }
 
@@ -159,6 +164,7 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 				// are stable is learnt again from the tail.
 				it.versions = []ver{{v: rec.Version, value: rec.Value}}
 				it.kacked = rec.Version
+				it.dropped = true
 			}
 			return nil
 		})
@@ -346,7 +352,11 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.Synced:
 		s.onSynced(m.From, b, &r)
 	case *pb.Put:
-		s.put(now, b, &r)
+		s.put(now, b, 0, &r)
+	case *pb.SeqPut:
+		s.seqPut(now, b, &r)
+	case *pb.HeadRead:
+		s.headRead(m.From, b, &r)
 	case *pb.Update:
 		s.update(m.From, b, &r)
 	case *pb.StableAck:
@@ -526,8 +536,10 @@ func (s *server) checkSynced(r *protocol.Ready) {
 }
 
 // put handles a client's put at the head: assign a version (or recognise a
-// retransmission by its request id) and start eager propagation.
-func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
+// retransmission by its request id) and start eager propagation. seq is
+// the put's sequence number when the sequencer numbered it (§5): it is
+// then the version's counter.
+func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready) {
 	s.clock = uint64(max(now, 0) / time.Microsecond)
 	c, full, i := s.chain(b.Key)
 	if len(c) == 0 {
@@ -565,8 +577,14 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 		return
 	}
 	counter := max(it.latest().v>>epochBits, b.MinVersion>>epochBits, s.clock) + 1
+	if seq > b.MinVersion>>epochBits {
+		counter = seq
+	}
 	x := ver{v: MakeVersion(counter, s.view.Epoch), value: b.Value}
-	it.add(x)
+	if !it.add(x) {
+		s.latePut(b, x, c, full, r)
+		return
+	}
 	persist(b.Key, x, r)
 	r.VisibleVersion(b.Key, x.value, x.v)
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
@@ -596,6 +614,9 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
+	}
+	if b.Push || b.Up {
+		it.dropped = true // a push carries the newest version only
 	}
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: b.Version}, r)
 	for _, x := range b.Seen {
@@ -733,6 +754,14 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		// Nodes before k serve only versions node k acknowledged (the
 		// head-failure gap, see doc.go).
 		served = it.upTo(it.kacked)
+		if served.v < it.latest().v && ri < len(c) {
+			// A newer version may be stable already (its StableAck not
+			// here yet), and a session drops its entry for a stable
+			// version, so an older one must not be served: node k, which
+			// holds every version past the head-failure gap, serves it.
+			r.Send(s.id, c[ri], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
+			return
+		}
 	}
 	if served.v < b.MinVersion {
 		switch {

@@ -15,6 +15,7 @@ func init() {
 		Summary:    "ChainReaction: chain replication answering puts at node k, reads spread over the causally safe prefix (causal+)",
 		K:          K,
 		NewSession: newSession,
+		Sequencer:  true,
 	}))
 }
 

@@ -1,7 +1,8 @@
 // Package chainreaction is ChainReaction (Almeida, Leitão and Rodrigues,
 // EuroSys 2013; chainreaction.txt §3), a causal+ key-value store on a
 // variant of chain replication, on the reusable core of package chain. It
-// implements the single-site protocol; see "Not yet built" for §4–§5.
+// implements the single-site protocol (§3) and single-site
+// get-transactions (§5); see "Not yet built" for §4 and §5's geo path.
 //
 // # What it implements
 //
@@ -25,6 +26,18 @@
 //     update rules i) stable → entry dropped (chainIndex R), ii) same
 //     version → max(chainIndex, tindex), iii) newer → tindex. "pversion",
 //     never defined, is the entry's version.
+//   - Get-transactions (§5, package chain's sequencer.go and txn.go, txn.go
+//     here): a sequencer beside the master numbers every put (the session
+//     sends its put there, the sequencer forwards it to the head, and the
+//     number becomes the version's counter) and gives a get-transaction
+//     its snapshot; the session reads every key at its chain's head, which
+//     returns the newest version numbered at or below the snapshot (heads
+//     keep every version newer than the newest stable one, and that one:
+//     the multiversion of §6), or aborts when it has dropped that version;
+//     on an abort the session takes a new snapshot and reissues every
+//     read. Each read updates the metadata as a get served by the head
+//     (chain index 0). The reply's metric txn_aborts counts the aborted
+//     tries.
 //   - Faults (§3.7): the core's repairs; a node behind the session's
 //     version forwards a get upward (stale chainIndex); the proxy
 //     retransmits a put to the new head, which recognises its request id;
@@ -33,9 +46,11 @@
 //
 // # Messages
 //
-// Those of package chain (wire/chainpb): Put/PutReply, Get/GetReply and
-// Stabilize/StabilizeReply between session and servers, the rest between
-// servers and the master.
+// Those of package chain (wire/chainpb, sizes in its doc): SeqPut (session
+// -> sequencer -> head) and PutReply (node k -> session), Get/GetReply and
+// Stabilize/StabilizeReply between session and servers, SeqRequest/SeqReply
+// (session <-> sequencer) and HeadRead/HeadReadReply (session <-> head)
+// for get-transactions, the rest between servers and the master.
 //
 // # Deliberate deviations
 //
@@ -46,12 +61,34 @@
 //     as FAWN-KV's geo chain), not a chain per DC with remote proxies: the
 //     store stays causal+ (it is then linearizable per key up to node k),
 //     but every put crosses the WAN.
+//   - §5's sequencer keeps one sequence per chain; ours keeps one clock
+//     for the whole domain (a put's number is the next tick, a snapshot
+//     the current one): a total order of puts, which refines per-chain
+//     numbers, and makes the snapshot a single number.
+//   - §5's head delays a read whose preceding put has not arrived yet,
+//     and aborts on a timeout; ours serves at once, skipping puts still
+//     on their way from the sequencer. This is safe: a put in anyone's
+//     causal past has reached its head (node k answered it, a get read
+//     it, or a dependent put stabilized it first), and a put depending on
+//     one still on its way cannot have been numbered yet. Our heads abort
+//     instead when the version the snapshot asks for was dropped.
+//   - §5's late puts create old versions at the head for
+//     get-transactions; ours are overwritten at once (never read by
+//     anyone, so no snapshot needs them).
 //
 // # Not yet built
 //
 // Geo-replication (§4: version vectors and chainIndexVector, remote
 // proxies with per-origin FIFO delivery of remote-updates, bloom-filter
 // dependencies, last-writer-wins for concurrent writes, sibling-tail
-// acknowledgements), cr-cops, and get-transactions (§5): read_txn
-// answers ErrUnsupported.
+// acknowledgements), cr-cops, and §5's geo path for get-transactions:
+// with a sequencer per DC, a remote put applied at a DC's head must be
+// numbered by that DC's sequencer too (the remote proxy sends it through
+// it), and a get-transaction whose dependencies (the session's metadata
+// of another DC) are not yet at a head is aborted and retried in two
+// phases: a blocking read (as in stabilization, but at the heads) for
+// each missing dependency, then the get-transaction again, which then
+// succeeds. Today a multi-DC topology has one chain domain, one
+// sequencer and one chain per key spanning the DCs, so get-transactions
+// there take the single-site path.
 package chainreaction

@@ -37,6 +37,8 @@ type session struct {
 	// known to be stable (the dependency stabilization procedure).
 	stabilizing map[string]uint64
 	target      protocol.NodeID // where the pending get or put was sent
+	// txn is the pending get-transaction's progress (txn.go).
+	txn *txnState
 }
 
 func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
@@ -49,13 +51,17 @@ func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} 
 // Submit implements protocol.Session.
 func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
-	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
+	if req.Op != protocol.OpGet && req.Op != protocol.OpPut && req.Op != protocol.OpReadTxn {
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
 	}
 	s.reqID++
 	s.pending = &req
 	s.stabilizing = nil
+	s.txn = nil
+	if req.Op == protocol.OpReadTxn {
+		s.txn = &txnState{}
+	}
 	if req.Op == protocol.OpPut {
 		// The put depends on the last put and every get since: every
 		// entry still in the table (§3.5).
@@ -75,6 +81,10 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 // send (re)sends what the pending operation waits for.
 func (s *session) send(r *protocol.Ready) {
 	req := s.pending
+	if req.Op == protocol.OpReadTxn {
+		s.sendTxn(r)
+		return
+	}
 	if req.Op == protocol.OpGet {
 		s.target = s.readTarget(req.Key)
 		r.Send(s.c.ID, s.target, &pb.Get{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, MinVersion: s.meta[req.Key].version})
@@ -88,13 +98,15 @@ func (s *session) send(r *protocol.Ready) {
 		}
 		return
 	}
-	head, k := s.c.PutTargets(req.Key)
-	s.target = head
+	_, k := s.c.PutTargets(req.Key)
+	// Every put goes through the sequencer, which numbers it and passes
+	// it on to the head (§5).
+	s.target = s.c.Layout.Sequencer()
 	// Node k answers the put directly (chainreaction.txt §3.3) once it
 	// has heard from this session.
-	s.c.Announce(k, head, r)
-	r.Send(s.c.ID, s.target, &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
-		MinVersion: s.meta[req.Key].version})
+	s.c.Announce(k, s.target, r)
+	r.Send(s.c.ID, s.target, &pb.SeqPut{Put: &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
+		MinVersion: s.meta[req.Key].version}})
 }
 
 // readTarget picks a node uniformly in [head, chainIndex] of key's chain,
@@ -116,6 +128,10 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	}
 	req := s.pending
 	switch b := m.Body.(type) {
+	case *pb.SeqReply:
+		s.onSeqReply(b, &r)
+	case *pb.HeadReadReply:
+		s.onHeadRead(b, &r)
 	case *pb.StabilizeReply:
 		if req.Op != protocol.OpPut || b.ReqId != s.reqID || s.stabilizing == nil {
 			return r

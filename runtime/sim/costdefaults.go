@@ -185,5 +185,12 @@ func defaultKinds() map[string]Class {
 		"Synced":         ClassControl,
 		"JoinDone":       ClassControl,
 		"Announce":       ClassControl,
+		// chainreaction's get-transactions (§5): the sequencer routes puts
+		// and hands out snapshots; heads serve the reads.
+		"SeqPut":        ClassClient,
+		"SeqRequest":    ClassClient,
+		"SeqReply":      ClassControl,
+		"HeadRead":      ClassRead,
+		"HeadReadReply": ClassControl,
 	}
 }
