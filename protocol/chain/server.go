@@ -43,6 +43,9 @@ func MakeVersion(counter, epoch uint64) uint64 {
 type ver struct {
 	v     uint64
 	value []byte
+	// geo is the put's geo-replication metadata (nil when unknown: a
+	// version recovered from disk, shipped as depending on everything).
+	geo *pb.Geo
 }
 
 // item is a server's state for one key.
@@ -59,6 +62,8 @@ type item struct {
 	// and not yet acknowledged by it (0: none).
 	pushedUp uint64
 	retries  int
+	// geoItem is the state of geo-replication (geo.go).
+	geoItem
 }
 
 func (it *item) latest() ver {
@@ -242,7 +247,7 @@ func (s *server) needsTick() bool {
 }
 
 func (s *server) chain(key string) ([]protocol.NodeID, int, int) {
-	c, full := s.layout.Chain(s.view, key)
+	c, full := s.layout.ChainFor(s.view, key, s.id.DC())
 	return c, full, Index(c, s.id)
 }
 
@@ -280,11 +285,14 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
 			}
+		}
+		if s.shipTick(k, it, &r) {
+			s.dirty = true
 		}
 		if l.v <= it.stable && it.pushed == 0 {
 			continue
@@ -302,7 +310,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -316,7 +324,7 @@ func (s *server) missingSynced() []protocol.NodeID {
 	var out []protocol.NodeID
 	got := s.syncedFrom[s.view.Epoch]
 	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
-		if n != s.id && !got[n] {
+		if n != s.id && !got[n] && s.syncsWith(n) {
 			out = append(out, n)
 		}
 	}
@@ -370,6 +378,10 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		s.read(b, &r)
 	case *pb.Stabilize:
 		s.stabilize(m.From, b, &r)
+	case *pb.ShipAck:
+		s.shipAck(b, &r)
+	case *pb.GlobalStable:
+		s.globalStable(b.Key, b.Version, &r)
 	}
 	s.arm(&r, false)
 	return r
@@ -426,7 +438,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
 			s.pushes++
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
 		// A push still unacknowledged from an earlier view is pushed again.
 		unacked := it.pushed != 0
@@ -435,14 +447,14 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
 			r.Send(s.id, c[i-1], &pb.KAck{Key: k, Version: it.kacked})
 		}
 		if i == len(c)-1 {
-			s.becomeStable(k, it, l.v, c, i, r)
+			s.atTail(k, it, l, c, i, r)
 		}
 	}
 	if s.pushes == 0 {
@@ -480,7 +492,7 @@ func (s *server) successor(key string) protocol.NodeID {
 // the current epoch is complete (every push acknowledged).
 func (s *server) announce(r *protocol.Ready) {
 	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
-		if n != s.id {
+		if n != s.id && s.syncsWith(n) {
 			r.Send(s.id, n, &pb.Synced{Epoch: s.view.Epoch})
 		}
 	}
@@ -537,6 +549,10 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 		r.Send(s.id, c[0], b)
 		return
 	}
+	if b.Geo.GetRemoteVersion() != 0 {
+		s.remotePut(b, c, full, i, r)
+		return
+	}
 	it := s.get(b.Key)
 	if rec, ok := s.lastReq[b.Client]; ok && b.ReqId < rec.req {
 		// A late copy of a put the client has finished with (it has one
@@ -565,7 +581,7 @@ func (s *server) put(now time.Duration, b *pb.Put, r *protocol.Ready) {
 		return
 	}
 	counter := max(it.latest().v>>epochBits, b.MinVersion>>epochBits, s.clock) + 1
-	x := ver{v: MakeVersion(counter, s.view.Epoch), value: b.Value}
+	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo}
 	it.add(x)
 	persist(b.Key, x, r)
 	r.VisibleVersion(b.Key, x.value, x.v)
@@ -592,7 +608,7 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
-	x := ver{v: b.Version, value: b.Value}
+	x := ver{v: b.Version, value: b.Value, geo: b.Geo}
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
@@ -614,7 +630,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	s.dirty = true
 	ri := s.layout.ReplyIndex(c, full)
 	if i == ri {
-		if reply && client != "" {
+		if reply && client != "" && !s.deferReply(key, it, x, client, entry, req, c, i) {
 			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)}, r)
 		}
 		if x.v > it.kacked {
@@ -625,7 +641,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		}
 	}
 	if i == len(c)-1 {
-		s.becomeStable(key, it, it.latest().v, c, i, r)
+		s.atTail(key, it, x, c, i, r)
 		return
 	}
 	if it.stable >= x.v {
@@ -636,7 +652,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		return
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch}
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}
@@ -651,6 +667,7 @@ func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeI
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
+	s.flushReplies(key, it, r)
 	if i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
 	}
@@ -729,6 +746,12 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		it.kacked = b.MinVersion
 	}
 	served := it.latest()
+	if s.layout.Geo && i == ri && i == len(c)-1 {
+		// A tail that answers puts (cr-cops) serves only what its DC's
+		// remote-proxy has logged: a read must not lead a client's put to
+		// be shipped before what it read.
+		served = it.upTo(it.stable)
+	}
 	if i < ri {
 		// Nodes before k serve only versions node k acknowledged (the
 		// head-failure gap, see doc.go).
@@ -755,8 +778,16 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 	} else if value == nil {
 		value = []byte{}
 	}
+	stable := x.v <= it.stable
+	if s.layout.Geo {
+		// Under geo-replication an entry is garbage-collected only once
+		// Global-Write-Stable (chainreaction.txt §4.1).
+		// Only versions written in this DC are known so (their proxy
+		// learns it); a remote version's entry stays until the next put.
+		stable = x.v == 0 || (s.localOrigin(x.v) && x.v <= it.global)
+	}
 	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
-		ChainIndex: uint32(i), Stable: x.v <= it.stable}, r)
+		ChainIndex: uint32(i), Stable: stable}, r)
 }
 
 // stabilize answers the blocking read of the dependency stabilization

@@ -37,10 +37,14 @@ type session struct {
 	// known to be stable (the dependency stabilization procedure).
 	stabilizing map[string]uint64
 	target      protocol.NodeID // where the pending get or put was sent
+
+	// geo: each DC has its own chains (chainreaction.txt §4); cops: the
+	// cr-cops baseline (geo.go).
+	geo, cops bool
 }
 
 func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
-	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}}
+	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}, geo: l.Geo}
 }
 
 // Start implements protocol.Node.
@@ -56,7 +60,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	s.reqID++
 	s.pending = &req
 	s.stabilizing = nil
-	if req.Op == protocol.OpPut {
+	if req.Op == protocol.OpPut && !s.cops {
 		// The put depends on the last put and every get since: every
 		// entry still in the table (§3.5).
 		s.stabilizing = map[string]uint64{}
@@ -94,7 +98,7 @@ func (s *session) send(r *protocol.Ready) {
 	// has heard from this session.
 	s.c.Announce(k, head, r)
 	r.Send(s.c.ID, s.target, &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
-		MinVersion: s.meta[req.Key].version})
+		MinVersion: s.meta[req.Key].version, Geo: s.geoMeta()})
 }
 
 // readTarget picks a node uniformly in [head, chainIndex] of key's chain,
@@ -102,6 +106,9 @@ func (s *session) send(r *protocol.Ready) {
 func (s *session) readTarget(key string) protocol.NodeID {
 	c, _ := s.c.Chain(key)
 	n := len(c)
+	if s.cops {
+		return c[n-1]
+	}
 	if e, ok := s.meta[key]; ok {
 		n = min(e.chainIndex+1, n)
 	}
@@ -156,6 +163,20 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 // the larger chain index; iii) a newer version takes the serving node's.
 func (s *session) observe(b *pb.GetReply) {
 	e, ok := s.meta[b.Key]
+	if s.geo && ok && b.Stable && b.Version > e.version {
+		// Under geo-replication a newer stable version does not stand
+		// for the one read before: that one's dependencies may not have
+		// reached every DC. The entry stays until the next put.
+		return
+	}
+	if s.cops {
+		// COPS keeps every version read since the last put (its nearest
+		// dependencies), stable or not.
+		if !ok || b.Version > e.version {
+			s.meta[b.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		}
+		return
+	}
 	switch {
 	case b.Stable:
 		if !ok || b.Version >= e.version {
@@ -171,6 +192,9 @@ func (s *session) observe(b *pb.GetReply) {
 
 // wanRounds is 1 when key's chain leaves the session's DC, else 0.
 func (s *session) wanRounds(key string) int {
+	if s.geo {
+		return 0
+	}
 	c, _ := s.c.Chain(key)
 	for _, n := range c {
 		if n.DC() != s.c.ID.DC() {

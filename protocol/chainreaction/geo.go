@@ -1,0 +1,65 @@
+package chainreaction
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/chain"
+	"github.com/causeway/causeway/topology"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// CopsName is the CLI name of the cr-cops baseline.
+const CopsName = "cr-cops"
+
+func init() {
+	protocol.Register(chain.New(chain.Mode{
+		Name:       CopsName,
+		Summary:    "CR-COPS: ChainReaction linearizable inside each DC (k = R, reads at the tail) with COPS-style explicit dependencies across DCs",
+		K:          chainLength,
+		Geo:        func(*topology.Topology) bool { return true },
+		NewSession: newCopsSession,
+	}))
+}
+
+// geoTopology says whether ChainReaction runs §4's geo-replication on t:
+// whenever t has more than one DC.
+func geoTopology(t *topology.Topology) bool { return len(t.Datacenters) > 1 }
+
+// chainLength is R on t (cr-cops's k: the tail answers puts).
+func chainLength(t *topology.Topology) int {
+	r := t.Placement.ChainLength
+	if r == 0 {
+		r = chain.DefaultChainLength
+	}
+	return min(r, t.Datacenters[0].Servers)
+}
+
+func newCopsSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
+	s := newSession(cfg, l).(*session)
+	s.cops = true
+	return s
+}
+
+// geoMeta is the geo-replication metadata of the pending put: the
+// dependency filter of every key in the metadata table (§4.1.2), or, for
+// cr-cops, the explicit (key, version) list (COPS's nearest
+// dependencies). Nil when the chains do not leave the DC.
+func (s *session) geoMeta() *pb.Geo {
+	if !s.geo {
+		return nil
+	}
+	g := &pb.Geo{}
+	if s.cops {
+		for _, k := range slices.Sorted(maps.Keys(s.meta)) {
+			g.Deps = append(g.Deps, &pb.Dep{Key: k, Version: s.meta[k].version})
+		}
+		return g
+	}
+	g.DepFilter = chain.NewFilter()
+	for k := range s.meta {
+		chain.FilterAdd(g.DepFilter, k)
+	}
+	return g
+}
