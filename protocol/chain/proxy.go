@@ -194,18 +194,26 @@ func (p *proxy) cut(r *protocol.Ready) {
 			r.Send(p.id, p.layout.Proxy(p.dcs[d]), u)
 		}
 	}
+	if len(p.dcs) == 1 {
+		p.collect(r) // no other DC: stable everywhere already
+	}
 }
 
 func batchKey(first uint64) string { return fmt.Sprintf("b/%020d", first) }
 
 // onRemoteAck records that DC d applied our puts below prefix: the puts
-// applied everywhere are Global-Write-Stable (§4.1), which the tails
-// learn, and their batches are dropped.
+// applied everywhere are Global-Write-Stable (§4.1).
 func (p *proxy) onRemoteAck(d int, prefix uint64, r *protocol.Ready) {
 	if prefix <= p.acked[d] {
 		return
 	}
 	p.acked[d] = prefix
+	p.collect(r)
+}
+
+// collect tells the tails which puts every other DC has applied
+// (Global-Write-Stable) and drops their batches.
+func (p *proxy) collect(r *protocol.Ready) {
 	g := p.next
 	for i := range p.dcs {
 		if i != p.me {
