@@ -32,6 +32,12 @@ type batch struct {
 	msg   *pb.RemoteUpdate
 }
 
+// shipAck is the acknowledgement due to the tail that shipped a put.
+type shipAck struct {
+	to  protocol.NodeID
+	ack *pb.ShipAck
+}
+
 // queued is a remote put waiting to be applied in this DC (§4.1.2).
 type queued struct {
 	origin int
@@ -57,7 +63,7 @@ type proxy struct {
 	// Outgoing.
 	next    uint64          // sequence number of the next shipped put
 	open    []*pb.RemotePut // shipped, not yet cut into a batch
-	openAck []*pb.ShipAck   // their acknowledgements, sent once logged
+	openAck []shipAck       // their acknowledgements, sent once logged
 	batches []batch         // cut and not yet applied everywhere
 	logged  map[string]bool // key@version of every put in batches/open
 	acked   map[int]uint64  // per DC: prefix of our puts it applied
@@ -137,7 +143,7 @@ func (p *proxy) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	}
 	switch b := m.Body.(type) {
 	case *pb.Ship:
-		p.onShip(b, &r)
+		p.onShip(m.From, b, &r)
 	case *pb.RemoteUpdate:
 		p.onRemoteUpdate(p.layout.DCIndex(m.From.DC()), b, &r)
 	case *pb.RemoteAck:
@@ -151,18 +157,18 @@ func (p *proxy) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 
 // onShip logs a version a tail shipped; it is acknowledged once cut into
 // a batch and synced.
-func (p *proxy) onShip(b *pb.Ship, r *protocol.Ready) {
+func (p *proxy) onShip(from protocol.NodeID, b *pb.Ship, r *protocol.Ready) {
 	ack := &pb.ShipAck{Key: b.Key, Version: b.Version}
 	k := logKey(b.Key, b.Version)
 	if p.logged[k] {
 		if !slices.ContainsFunc(p.open, func(x *pb.RemotePut) bool { return x.Key == b.Key && x.Version == b.Version }) {
-			r.Send(p.id, p.tail(b.Key), ack)
+			r.Send(p.id, from, ack)
 		}
 		return
 	}
 	p.logged[k] = true
 	p.open = append(p.open, &pb.RemotePut{Key: b.Key, Version: b.Version, Value: b.Value, ReplyFilter: KeyFilter(b.Key), Geo: b.Geo})
-	p.openAck = append(p.openAck, ack)
+	p.openAck = append(p.openAck, shipAck{to: from, ack: ack})
 }
 
 func (p *proxy) tail(key string) protocol.NodeID {
@@ -186,7 +192,7 @@ func (p *proxy) cut(r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Put, Key: batchKey(u.First), Value: data}, true)
 	p.batches = append(p.batches, batch{first: u.First, msg: u})
 	for _, a := range p.openAck {
-		r.Send(p.id, p.tail(a.Key), a)
+		r.Send(p.id, a.to, a.ack)
 	}
 	p.openAck = nil
 	for d := range p.dcs {
