@@ -63,3 +63,33 @@ func (s *session) geoMeta() *pb.Geo {
 	}
 	return g
 }
+
+// observeGeo is §3.6's update rules under geo-replication, where a reply's
+// stable flag means Global-Write-Stable, which servers report only for
+// versions written in their own DC: an entry is dropped when its own
+// version is, unless it once stood for a version written elsewhere (the
+// entry is then pinned until the next put: a newer version of the key,
+// even globally stable, does not carry that one's dependencies to the
+// DCs that have not applied it yet).
+func (s *session) observeGeo(e entry, ok bool, b *pb.GetReply) {
+	switch {
+	case ok && b.Version < e.version:
+	case ok && b.Version == e.version:
+		if b.Stable && !e.pinned {
+			delete(s.meta, b.Key)
+			return
+		}
+		e.chainIndex = max(e.chainIndex, int(b.ChainIndex))
+		s.meta[b.Key] = e
+	default:
+		n := entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		if ok {
+			n.pinned = e.pinned || chain.Origin(e.version) != s.c.Layout.DCIndex(s.c.ID.DC())
+		}
+		if b.Stable && !n.pinned {
+			delete(s.meta, b.Key)
+			return
+		}
+		s.meta[b.Key] = n
+	}
+}

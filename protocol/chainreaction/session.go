@@ -20,6 +20,9 @@ const resendBit = 1 << 63
 type entry struct {
 	version    uint64
 	chainIndex int
+	// pinned (geo-replication) says the entry stood for a version
+	// written in another DC: it is kept until the next put (geo.go).
+	pinned bool
 }
 
 // session is a ChainReaction client: its library (the metadata table)
@@ -163,10 +166,8 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 // the larger chain index; iii) a newer version takes the serving node's.
 func (s *session) observe(b *pb.GetReply) {
 	e, ok := s.meta[b.Key]
-	if s.geo && ok && b.Stable && b.Version > e.version {
-		// Under geo-replication a newer stable version does not stand
-		// for the one read before: that one's dependencies may not have
-		// reached every DC. The entry stays until the next put.
+	if s.geo && !s.cops {
+		s.observeGeo(e, ok, b)
 		return
 	}
 	if s.cops {
