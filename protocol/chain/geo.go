@@ -144,7 +144,7 @@ func (s *server) shipTick(key string, it *item, r *protocol.Ready) bool {
 // deferReply holds a put's answer at a tail that answers puts (cr-cops)
 // until the proxy has logged the version; it reports whether it did.
 func (s *server) deferReply(key string, it *item, x ver, client, entry string, req uint64, c []protocol.NodeID, i int) bool {
-	if !s.layout.Geo || i != len(c)-1 || x.v <= it.stable || !s.localOrigin(x.v) {
+	if !s.layout.LoggedTail || i != len(c)-1 || x.v <= it.stable || !s.localOrigin(x.v) {
 		return false
 	}
 	it.replies = append(it.replies, heldReply{client: client, entry: entry, req: req, version: x.v})

@@ -35,6 +35,11 @@ type Layout struct {
 	// remote-proxy (chainreaction.txt §4); otherwise one chain spans the
 	// DCs.
 	Geo bool
+	// LoggedTail (cr-cops, with Geo): the tail answers puts only once its
+	// DC's remote-proxy has logged the version, and serves reads only of
+	// logged versions, so that a client never depends on a version that
+	// could be shipped after its own next put.
+	LoggedTail bool
 	// dcIndex numbers the DCs in declared order.
 	dcIndex map[string]int
 }

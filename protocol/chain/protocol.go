@@ -21,6 +21,8 @@ type Mode struct {
 	// by remote-proxies (chainreaction.txt §4) rather than one chain
 	// spanning the DCs (nil: never).
 	Geo func(t *topology.Topology) bool
+	// LoggedTail sets Layout.LoggedTail.
+	LoggedTail bool
 	// NewSession creates the protocol's client session.
 	NewSession func(cfg protocol.SessionConfig, l *Layout) protocol.Session
 }
@@ -54,6 +56,7 @@ func (p *Protocol) Layout(t *topology.Topology) *Layout {
 	}
 	l := NewLayout(t, k)
 	l.Geo = p.mode.Geo != nil && p.mode.Geo(t)
+	l.LoggedTail = l.Geo && p.mode.LoggedTail
 	return l
 }
 

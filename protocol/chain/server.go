@@ -746,7 +746,7 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		it.kacked = b.MinVersion
 	}
 	served := it.latest()
-	if s.layout.Geo && i == ri && i == len(c)-1 {
+	if s.layout.LoggedTail && i == len(c)-1 {
 		// A tail that answers puts (cr-cops) serves only what its DC's
 		// remote-proxy has logged: a read must not lead a client's put to
 		// be shipped before what it read.

@@ -19,6 +19,7 @@ func init() {
 		Summary:    "CR-COPS: ChainReaction linearizable inside each DC (k = R, reads at the tail) with COPS-style explicit dependencies across DCs",
 		K:          chainLength,
 		Geo:        func(*topology.Topology) bool { return true },
+		LoggedTail: true,
 		NewSession: newCopsSession,
 	}))
 }
