@@ -56,6 +56,9 @@ type geoItem struct {
 	// replies are put answers a tail that answers puts (cr-cops) holds
 	// until their version is logged at the proxy.
 	replies []heldReply
+	// recovered marks a version read back from disk after a restart,
+	// whose stability is unknown until the tail calls a version stable.
+	recovered bool
 }
 
 type heldReply struct {

@@ -164,6 +164,7 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 				// are stable is learnt again from the tail.
 				it.versions = []ver{{v: rec.Version, value: rec.Value}}
 				it.kacked = rec.Version
+				it.recovered = true
 			}
 			return nil
 		})
@@ -664,6 +665,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeID, i int, r *protocol.Ready) {
 	it.stable = max(it.stable, v)
 	it.kacked = max(it.kacked, it.stable)
+	it.recovered = false
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
@@ -751,6 +753,11 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		// remote-proxy has logged: a read must not lead a client's put to
 		// be shipped before what it read.
 		served = it.upTo(it.stable)
+		if it.recovered {
+			// Its stable version was lost in a restart: wait until the
+			// tail knows again (the session retransmits).
+			return
+		}
 	}
 	if i < ri {
 		// Nodes before k serve only versions node k acknowledged (the

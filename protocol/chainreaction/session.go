@@ -41,6 +41,13 @@ type session struct {
 	stabilizing map[string]uint64
 	target      protocol.NodeID // where the pending get or put was sent
 
+	// maxSeen is the highest version this session has read or written:
+	// a put's version exceeds it, which makes versions a Lamport clock
+	// across keys, so that last-writer-wins never orders a write before
+	// one in its causal past (with a head's clock ahead, per-key counters
+	// alone let observers disagree on the order of concurrent writes).
+	maxSeen uint64
+
 	// geo: each DC has its own chains (chainreaction.txt §4); cops: the
 	// cr-cops baseline (geo.go).
 	geo, cops bool
@@ -101,7 +108,7 @@ func (s *session) send(r *protocol.Ready) {
 	// has heard from this session.
 	s.c.Announce(k, head, r)
 	r.Send(s.c.ID, s.target, &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
-		MinVersion: s.meta[req.Key].version, Geo: s.geoMeta()})
+		MinVersion: max(s.meta[req.Key].version, s.maxSeen), Geo: s.geoMeta()})
 }
 
 // readTarget picks a node uniformly in [head, chainIndex] of key's chain,
@@ -141,6 +148,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.maxSeen = max(s.maxSeen, b.Version)
 		// After a put its dependencies are dropped: the put alone
 		// stands for them (§3.5).
 		clear(s.meta)
@@ -153,6 +161,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.maxSeen = max(s.maxSeen, b.Version)
 		s.observe(b)
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
 		rep.SetWANRounds(s.wanRounds(req.Key))
