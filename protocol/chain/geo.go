@@ -56,9 +56,9 @@ type geoItem struct {
 	// replies are put answers a tail that answers puts (cr-cops) holds
 	// until their version is logged at the proxy.
 	replies []heldReply
-	// recovered marks a version read back from disk after a restart,
-	// whose stability is unknown until the tail calls a version stable.
-	recovered bool
+	// reads are gets a tail that answers puts (cr-cops) holds until its
+	// newest version is logged at the proxy.
+	reads []*pb.Get
 }
 
 type heldReply struct {
@@ -191,5 +191,14 @@ func (s *server) globalStable(key string, v uint64, r *protocol.Ready) {
 	it.global = v
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.GlobalStable{Key: key, Version: v})
+	}
+}
+
+// flushReads serves the gets held until the newest version was stable.
+func (s *server) flushReads(it *item, r *protocol.Ready) {
+	reads := it.reads
+	it.reads = nil
+	for _, b := range reads {
+		s.read(b, r)
 	}
 }

@@ -164,7 +164,6 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 				// are stable is learnt again from the tail.
 				it.versions = []ver{{v: rec.Version, value: rec.Value}}
 				it.kacked = rec.Version
-				it.recovered = true
 			}
 			return nil
 		})
@@ -665,11 +664,11 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeID, i int, r *protocol.Ready) {
 	it.stable = max(it.stable, v)
 	it.kacked = max(it.kacked, it.stable)
-	it.recovered = false
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
 	s.flushReplies(key, it, r)
+	s.flushReads(it, r)
 	if i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
 	}
@@ -748,16 +747,14 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		it.kacked = b.MinVersion
 	}
 	served := it.latest()
-	if s.layout.LoggedTail && i == len(c)-1 {
+	if s.layout.LoggedTail && i == len(c)-1 && served.v > it.stable {
 		// A tail that answers puts (cr-cops) serves only what its DC's
-		// remote-proxy has logged: a read must not lead a client's put to
-		// be shipped before what it read.
-		served = it.upTo(it.stable)
-		if it.recovered {
-			// Its stable version was lost in a restart: wait until the
-			// tail knows again (the session retransmits).
-			return
-		}
+		// remote-proxy has logged (a read must not lead a client's put to
+		// be shipped before what it read), and never an older version
+		// (which an acknowledged put may have overwritten): the read
+		// waits until its newest version is stable (geo.go).
+		it.reads = append(it.reads, b)
+		return
 	}
 	if i < ri {
 		// Nodes before k serve only versions node k acknowledged (the
