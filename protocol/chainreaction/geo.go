@@ -10,12 +10,12 @@ import (
 	pb "github.com/causeway/causeway/wire/chainpb"
 )
 
-// CopsName is the CLI name of the cr-cops baseline.
-const CopsName = "cr-cops"
+// NameCops is the CLI name of the cr-cops baseline.
+const NameCops = "cr-cops"
 
 func init() {
 	protocol.Register(chain.New(chain.Mode{
-		Name:       CopsName,
+		Name:       NameCops,
 		Summary:    "CR-COPS: ChainReaction linearizable inside each DC (k = R, reads at the tail) with COPS-style explicit dependencies across DCs",
 		K:          chainLength,
 		Geo:        func(*topology.Topology) bool { return true },
