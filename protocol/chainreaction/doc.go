@@ -41,13 +41,15 @@
 //     DC's servers.
 //   - Versions (§4.1, §4.3): the head of the writing DC (the origin)
 //     assigns a version counter<<20 | DC<<16 | epoch whose counter exceeds
-//     the key's newest version there, the client's and the head's clock:
-//     a per-key Lamport clock with the DC as tie-break. A remote DC keeps
-//     the origin's version, so versions compare alike everywhere: a
-//     causally later write of a key has a larger counter (its writer's DC
-//     held the earlier one), and concurrent writes order by (clock, DC),
-//     §4.3's last-writer-wins. This scalar stands for the paper's version
-//     vector (see deviations).
+//     the key's newest version there, the head's clock and the highest
+//     version the client has seen of any key (Put.min_version): a Lamport
+//     clock with the DC as tie-break. A remote DC keeps the origin's
+//     version, so versions compare alike everywhere: a causally later
+//     write has a larger version, and concurrent writes order by (clock,
+//     DC), §4.3's last-writer-wins. This scalar stands for the paper's
+//     version vector (see deviations). (With only the key's own version
+//     as floor, a DC whose clock runs ahead let observers disagree on the
+//     order of concurrent writes of two keys: torture on local3.)
 //   - Shipping: the tail of the origin's chain ships every version written
 //     in its DC to the DC's remote-proxy (Ship, one key's versions in
 //     order), and a version becomes DC-Write-Stable only once the proxy
@@ -87,8 +89,9 @@
 // # cr-cops (§7.2's baseline)
 //
 // The same code with k = R (the tail answers puts, after its proxy logged
-// the version, and reads go to the tail, which serves only logged
-// versions), no dependency stabilization, and COPS-style metadata: a put
+// the version, and reads go to the tail, which holds a get while its
+// newest version is not yet logged), no dependency stabilization, and
+// COPS-style metadata: a put
 // carries the explicit list of every (key, version) read since the last
 // put (Geo.deps) instead of a filter, so its wide-area metadata grows with
 // its dependencies; the receiving proxy holds it while a put of one of
@@ -144,6 +147,10 @@
 //   - Only versions written in a DC are reported Global-Write-Stable there;
 //     an entry of a remote version stays in the metadata until the
 //     client's next put.
+//   - Membership stays one master in the first DC; under geo-replication
+//     it never removes the last full member of a DC (a partition from the
+//     master's DC would otherwise get a whole DC's servers removed, and
+//     wiped as they rejoin, losing the writes other DCs shipped there).
 //   - After a tail fails, the new tail ships only the newest version of
 //     each key it holds (the core pushes one version per key): an older
 //     version the failed tail had not shipped reaches the other DCs only
