@@ -101,6 +101,12 @@ func newProxy(l *Layout, cfg protocol.NodeConfig) *proxy {
 			p.logged[logKey(x.Key, x.Version)] = true
 		}
 	}
+	_ = cfg.Storage.Scan(nextKey, func(rec storage.Record) error {
+		if rec.Key == nextKey {
+			p.next = max(p.next, rec.Version)
+		}
+		return nil
+	})
 	_ = cfg.Storage.Scan("a/", func(rec storage.Record) error {
 		i, err := strconv.Atoi(strings.TrimPrefix(rec.Key, "a/"))
 		if err == nil && i < len(dcs) {
@@ -190,6 +196,11 @@ func (p *proxy) cut(r *protocol.Ready) {
 		panic(err)
 	}
 	r.Write(storage.Write{Kind: storage.Put, Key: batchKey(u.First), Value: data}, true)
+	// The next sequence number outlives the batches, which are dropped
+	// once applied everywhere: a restarted proxy that reused numbers would
+	// have its new puts taken for duplicates and dropped.
+	r.Write(storage.Write{Kind: storage.Put, Key: nextKey, Version: p.next}, true)
+	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: nextKey, Version: p.next}, true)
 	p.batches = append(p.batches, batch{first: u.First, msg: u})
 	for _, a := range p.openAck {
 		r.Send(p.id, a.to, a.ack)
@@ -206,6 +217,9 @@ func (p *proxy) cut(r *protocol.Ready) {
 }
 
 func batchKey(first uint64) string { return fmt.Sprintf("b/%020d", first) }
+
+// nextKey is where a proxy persists its next sequence number.
+const nextKey = "n"
 
 // onRemoteAck records that DC d applied our puts below prefix: the puts
 // applied everywhere are Global-Write-Stable (§4.1).
