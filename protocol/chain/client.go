@@ -24,9 +24,10 @@ func NewClient(id protocol.NodeID, l *Layout) *Client {
 	return &Client{ID: id, Layout: l, View: l.InitialView(), announced: map[protocol.NodeID]bool{}}
 }
 
-// Chain is key's chain under the client's view and the put reply index.
+// Chain is key's chain under the client's view (under Layout.Geo, its own
+// DC's chain) and the put reply index.
 func (c *Client) Chain(key string) (chain []protocol.NodeID, replyIndex int) {
-	ch, full := c.Layout.Chain(c.View, key)
+	ch, full := c.Layout.ChainFor(c.View, key, c.ID.DC())
 	return ch, c.Layout.ReplyIndex(ch, full)
 }
 

@@ -16,6 +16,18 @@
 // first R live, non-joining servers in ring order, then the joining
 // servers that will belong to it, appended as tails.
 //
+// Under Layout.Geo (Mode.Geo; ChainReaction's §4) each DC instead has its
+// own chain of every key, and its own remote-proxy node (RoleProxy,
+// "p0"): a tail ships each version written in its DC to the proxy (Ship,
+// geo.go) and calls it stable only once logged (ShipAck); proxies
+// exchange batches (RemoteUpdate, RemoteAck; proxy.go), deliver them per
+// origin in FIFO order and apply them in parallel unless a bloom filter
+// (bloom.go) or an explicit dependency list says an earlier queued put may
+// be a dependency; a head applies such a put at its origin's version
+// unless it holds a newer one, and versions carry their DC (counter<<20 |
+// DC<<16 | epoch) so that concurrent writes order by (clock, DC). Package
+// chainreaction documents the protocol.
+//
 // # Writes (§3.3, §3.5)
 //
 // The head assigns a version (counter<<20 | epoch: the counter exceeds the
@@ -143,6 +155,11 @@
 //	Ping, Pong     master <-> server               nonce, incarnation (~15 B)
 //	Join, JoinDone restarted server -> master      incarnation, epoch (~10 B)
 //	Synced         server -> servers               epoch (~5 B)
+//	               (under Geo: its own DC's)
+//	Ship, ShipAck  tail <-> own DC's proxy         key, version (+ value, geo)
+//	RemoteUpdate   proxy -> other DCs' proxies     first, rvp, puts (Geo only)
+//	RemoteAck      proxy -> origin's proxy         prefix (~5 B)
+//	GlobalStable   proxy -> tail -> predecessors   key, version (~20 B)
 //	SeqPut         session -> sequencer -> head    a Put and its sequence number (~50 B + value)
 //	SeqRequest     session -> sequencer            ids, keys (~10 B + keys)
 //	SeqReply       sequencer -> session            ids, a snapshot per key (~10 B + 5 B per key)

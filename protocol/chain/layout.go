@@ -31,12 +31,28 @@ type Layout struct {
 	K int
 	// rings caches each key's full ring order, per DC.
 	rings map[string][]protocol.NodeID
+	// Geo gives each DC its own chain of every key, and each DC a
+	// remote-proxy (chainreaction.txt §4); otherwise one chain spans the
+	// DCs.
+	Geo bool
+	// LoggedTail (cr-cops, with Geo): the tail answers puts only once its
+	// DC's remote-proxy has logged the version, and serves reads only of
+	// logged versions, so that a client never depends on a version that
+	// could be shipped after its own next put.
+	LoggedTail bool
+	// Sequenced (chainreaction, single site): a sequencer numbers every
+	// put and snapshots get-transactions (sequencer.go, chainreaction.txt
+	// §5); the sessions send it their puts.
+	Sequenced bool
+	// dcIndex numbers the DCs in declared order.
+	dcIndex map[string]int
 }
 
 // NewLayout returns the layout of t with reply point k (0: the tail).
 func NewLayout(t *topology.Topology, k int) *Layout {
-	l := &Layout{topo: t, r: map[string]int{}, K: k, rings: map[string][]protocol.NodeID{}}
-	for _, d := range t.Datacenters {
+	l := &Layout{topo: t, r: map[string]int{}, K: k, rings: map[string][]protocol.NodeID{}, dcIndex: map[string]int{}}
+	for i, d := range t.Datacenters {
+		l.dcIndex[d.Name] = i
 		r := t.Placement.ChainLength
 		if r == 0 {
 			r = DefaultChainLength
@@ -99,9 +115,26 @@ func (l *Layout) ring(key string) []protocol.NodeID {
 // joining server is appended after the full members of every chain it
 // will belong to once promoted.
 func (l *Layout) Chain(v *View, key string) (chain []protocol.NodeID, full int) {
+	return l.chainIn(v, key, "")
+}
+
+// ChainFor is key's chain as seen from DC dc: its own DC's chain under
+// Geo, else the chain spanning the DCs.
+func (l *Layout) ChainFor(v *View, key, dc string) (chain []protocol.NodeID, full int) {
+	if !l.Geo {
+		dc = ""
+	}
+	return l.chainIn(v, key, dc)
+}
+
+// chainIn is Chain restricted to DC only (every DC when only is "").
+func (l *Layout) chainIn(v *View, key, only string) (chain []protocol.NodeID, full int) {
 	ring := l.ring(key)
 	var ext []protocol.NodeID
 	for _, d := range l.topo.Datacenters {
+		if only != "" && d.Name != only {
+			continue
+		}
 		r := l.r[d.Name]
 		nFull, nAll := 0, 0
 		for _, n := range ring {
@@ -185,3 +218,15 @@ func (v *View) Clone() *View {
 
 // Index returns n's index in chain, or -1.
 func Index(chain []protocol.NodeID, n protocol.NodeID) int { return slices.Index(chain, n) }
+
+// DCs lists the DC names in declared order.
+func (l *Layout) DCs() []string {
+	out := make([]string, len(l.topo.Datacenters))
+	for i, d := range l.topo.Datacenters {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// DCIndex is dc's position in the topology's declared order.
+func (l *Layout) DCIndex(dc string) int { return l.dcIndex[dc] }

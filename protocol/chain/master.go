@@ -191,6 +191,9 @@ func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
 					break
 				}
 				delete(m.pinging, n)
+				if m.lastOfDC(n) {
+					break
+				}
 				delete(m.view.Members, n)
 				m.newView([]protocol.NodeID{n}, &r)
 				break
@@ -216,4 +219,21 @@ func (m *master) Tick(_ time.Duration, token uint64) protocol.Ready {
 	}
 	m.arm(&r)
 	return r
+}
+
+// lastOfDC says whether, under Layout.Geo, n is the last full member of
+// its DC in the view: it is never removed, since its DC's chains hold
+// the only copy there (removed while alive, it would drop its state and
+// the DC lose writes the other DCs shipped it); a partition from the
+// master's DC only makes the master stop hearing from it.
+func (m *master) lastOfDC(n protocol.NodeID) bool {
+	if !m.layout.Geo {
+		return false
+	}
+	for o, st := range m.view.Members {
+		if o != n && o.DC() == n.DC() && !st.Joining {
+			return false
+		}
+	}
+	return true
 }

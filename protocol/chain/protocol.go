@@ -17,11 +17,18 @@ type Mode struct {
 	// K returns the chain index+1 of the node that answers a put, given
 	// the topology (0: the tail, as in classic chain replication).
 	K func(t *topology.Topology) int
+	// Geo says whether, on topology t, each DC runs its own chains joined
+	// by remote-proxies (chainreaction.txt §4) rather than one chain
+	// spanning the DCs (nil: never).
+	Geo func(t *topology.Topology) bool
+	// LoggedTail sets Layout.LoggedTail.
+	LoggedTail bool
 	// NewSession creates the protocol's client session.
 	NewSession func(cfg protocol.SessionConfig, l *Layout) protocol.Session
 	// Sequencer adds the sequencer node (RoleSequencer, sequencer.go) that
 	// numbers puts and snapshots get-transactions (chainreaction.txt §5);
-	// the sessions send it their puts.
+	// the sessions send it their puts. Single-site domains only: under
+	// Geo the sessions send puts to the heads and read_txn is unsupported.
 	Sequencer bool
 }
 
@@ -52,7 +59,11 @@ func (p *Protocol) Layout(t *topology.Topology) *Layout {
 	if p.mode.K != nil {
 		k = p.mode.K(t)
 	}
-	return NewLayout(t, k)
+	l := NewLayout(t, k)
+	l.Geo = p.mode.Geo != nil && p.mode.Geo(t)
+	l.LoggedTail = l.Geo && p.mode.LoggedTail
+	l.Sequenced = p.mode.Sequencer && !l.Geo
+	return l
 }
 
 // Validate implements protocol.Protocol.
@@ -72,8 +83,13 @@ func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	for _, n := range l.Servers() {
 		out = append(out, protocol.NodeSpec{ID: n, Role: protocol.RoleStorage})
 	}
+	if l.Geo {
+		for _, d := range l.DCs() {
+			out = append(out, protocol.NodeSpec{ID: l.Proxy(d), Role: RoleProxy})
+		}
+	}
 	out = append(out, protocol.NodeSpec{ID: l.Master(), Role: RoleMaster})
-	if p.mode.Sequencer {
+	if l.Sequenced {
 		out = append(out, protocol.NodeSpec{ID: l.Sequencer(), Role: RoleSequencer})
 	}
 	return out
@@ -96,6 +112,8 @@ func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 		return newMaster(l, cfg)
 	case RoleSequencer:
 		return newSequencer(l, cfg)
+	case RoleProxy:
+		return newProxy(l, cfg)
 	}
 	return newServer(l, cfg)
 }
@@ -117,8 +135,17 @@ func (p *Protocol) Priority(body proto.Message) protocol.Priority {
 // ReplicatedValue implements protocol.WriteCarrier: an Update carries a
 // client's write to another replica of its key.
 func (p *Protocol) ReplicatedValue(body proto.Message) ([]byte, bool) {
-	if u, ok := body.(*pb.Update); ok {
-		return u.Value, true
+	switch b := body.(type) {
+	case *pb.Update:
+		return b.Value, true
+	case *pb.RemoteUpdate:
+		// A remote-update carries a batch of writes: its metadata is
+		// everything but their values.
+		n := 0
+		for _, x := range b.Puts {
+			n += len(x.Value)
+		}
+		return make([]byte, n), true
 	}
 	return nil, false
 }

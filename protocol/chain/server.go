@@ -43,6 +43,9 @@ func MakeVersion(counter, epoch uint64) uint64 {
 type ver struct {
 	v     uint64
 	value []byte
+	// geo is the put's geo-replication metadata (nil when unknown: a
+	// version recovered from disk, shipped as depending on everything).
+	geo *pb.Geo
 }
 
 // item is a server's state for one key.
@@ -63,6 +66,8 @@ type item struct {
 	// never received: a recovered or pushed state), so that a
 	// get-transaction's snapshot below them cannot be served (txn.go).
 	dropped bool
+	// geoItem is the state of geo-replication (geo.go).
+	geoItem
 }
 
 func (it *item) latest() ver {
@@ -248,7 +253,7 @@ func (s *server) needsTick() bool {
 }
 
 func (s *server) chain(key string) ([]protocol.NodeID, int, int) {
-	c, full := s.layout.Chain(s.view, key)
+	c, full := s.layout.ChainFor(s.view, key, s.id.DC())
 	return c, full, Index(c, s.id)
 }
 
@@ -286,11 +291,14 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
 			}
+		}
+		if s.shipTick(k, it, &r) {
+			s.dirty = true
 		}
 		if l.v <= it.stable && it.pushed == 0 {
 			continue
@@ -308,7 +316,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -322,7 +330,7 @@ func (s *server) missingSynced() []protocol.NodeID {
 	var out []protocol.NodeID
 	got := s.syncedFrom[s.view.Epoch]
 	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
-		if n != s.id && !got[n] {
+		if n != s.id && !got[n] && s.syncsWith(n) {
 			out = append(out, n)
 		}
 	}
@@ -380,6 +388,10 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		s.read(b, &r)
 	case *pb.Stabilize:
 		s.stabilize(m.From, b, &r)
+	case *pb.ShipAck:
+		s.shipAck(b, &r)
+	case *pb.GlobalStable:
+		s.globalStable(b.Key, b.Version, &r)
 	}
 	s.arm(&r, false)
 	return r
@@ -436,7 +448,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
 			s.pushes++
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true})
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
 		// A push still unacknowledged from an earlier view is pushed again.
 		unacked := it.pushed != 0
@@ -445,14 +457,14 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
 			r.Send(s.id, c[i-1], &pb.KAck{Key: k, Version: it.kacked})
 		}
 		if i == len(c)-1 {
-			s.becomeStable(k, it, l.v, c, i, r)
+			s.atTail(k, it, l, c, i, r)
 		}
 	}
 	if s.pushes == 0 {
@@ -490,7 +502,7 @@ func (s *server) successor(key string) protocol.NodeID {
 // the current epoch is complete (every push acknowledged).
 func (s *server) announce(r *protocol.Ready) {
 	for _, n := range slices.Sorted(maps.Keys(s.view.Members)) {
-		if n != s.id {
+		if n != s.id && s.syncsWith(n) {
 			r.Send(s.id, n, &pb.Synced{Epoch: s.view.Epoch})
 		}
 	}
@@ -549,6 +561,10 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		r.Send(s.id, c[0], b)
 		return
 	}
+	if b.Geo.GetRemoteVersion() != 0 {
+		s.remotePut(b, c, full, i, r)
+		return
+	}
 	it := s.get(b.Key)
 	if rec, ok := s.lastReq[b.Client]; ok && b.ReqId < rec.req {
 		// A late copy of a put the client has finished with (it has one
@@ -580,7 +596,7 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 	if seq > b.MinVersion>>epochBits {
 		counter = seq
 	}
-	x := ver{v: MakeVersion(counter, s.view.Epoch), value: b.Value}
+	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo}
 	if !it.add(x) {
 		s.latePut(b, x, c, full, r)
 		return
@@ -610,7 +626,7 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
-	x := ver{v: b.Version, value: b.Value}
+	x := ver{v: b.Version, value: b.Value, geo: b.Geo}
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
@@ -635,7 +651,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	s.dirty = true
 	ri := s.layout.ReplyIndex(c, full)
 	if i == ri {
-		if reply && client != "" {
+		if reply && client != "" && !s.deferReply(key, it, x, client, entry, req, c, i) {
 			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)}, r)
 		}
 		if x.v > it.kacked {
@@ -646,7 +662,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		}
 	}
 	if i == len(c)-1 {
-		s.becomeStable(key, it, it.latest().v, c, i, r)
+		s.atTail(key, it, x, c, i, r)
 		return
 	}
 	if it.stable >= x.v {
@@ -657,7 +673,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		return
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch}
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}
@@ -672,6 +688,8 @@ func (s *server) becomeStable(key string, it *item, v uint64, c []protocol.NodeI
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
+	s.flushReplies(key, it, r)
+	s.flushReads(it, r)
 	if i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
 	}
@@ -750,6 +768,15 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		it.kacked = b.MinVersion
 	}
 	served := it.latest()
+	if s.layout.LoggedTail && i == len(c)-1 && served.v > it.stable {
+		// A tail that answers puts (cr-cops) serves only what its DC's
+		// remote-proxy has logged (a read must not lead a client's put to
+		// be shipped before what it read), and never an older version
+		// (which an acknowledged put may have overwritten): the read
+		// waits until its newest version is stable (geo.go).
+		it.reads = append(it.reads, b)
+		return
+	}
 	if i < ri {
 		// Nodes before k serve only versions node k acknowledged (the
 		// head-failure gap, see doc.go).
@@ -784,8 +811,16 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 	} else if value == nil {
 		value = []byte{}
 	}
+	stable := x.v <= it.stable
+	if s.layout.Geo {
+		// Under geo-replication an entry is garbage-collected only once
+		// Global-Write-Stable (chainreaction.txt §4.1).
+		// Only versions written in this DC are known so (their proxy
+		// learns it); a remote version's entry stays until the next put.
+		stable = x.v == 0 || (s.localOrigin(x.v) && x.v <= it.global)
+	}
 	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
-		ChainIndex: uint32(i), Stable: x.v <= it.stable}, r)
+		ChainIndex: uint32(i), Stable: stable}, r)
 }
 
 // stabilize answers the blocking read of the dependency stabilization

@@ -14,6 +14,7 @@ func init() {
 		Name:       Name,
 		Summary:    "ChainReaction: chain replication answering puts at node k, reads spread over the causally safe prefix (causal+)",
 		K:          K,
+		Geo:        geoTopology,
 		NewSession: newSession,
 		Sequencer:  true,
 	}))

@@ -1,8 +1,9 @@
 // Package chainreaction is ChainReaction (Almeida, Leitão and Rodrigues,
-// EuroSys 2013; chainreaction.txt §3), a causal+ key-value store on a
-// variant of chain replication, on the reusable core of package chain. It
-// implements the single-site protocol (§3) and single-site
-// get-transactions (§5); see "Not yet built" for §4 and §5's geo path.
+// EuroSys 2013; chainreaction.txt §3–§5), a causal+ key-value store on a
+// variant of chain replication, on the reusable core of package chain,
+// and its baseline cr-cops (§7.2). It implements the single-site protocol
+// (§3), geo-replication (§4) and single-site get-transactions (§5); see
+// "Not yet built" for §5's geo path.
 //
 // # What it implements
 //
@@ -44,23 +45,134 @@
 //     nodes before k serve only k-acknowledged versions (the head-failure
 //     gap, reading notes).
 //
+// # Geo-replication (§4; on a topology of several DCs)
+//
+//   - A chain per DC (§4.1): every DC holds every key on its own chain of
+//     R of its servers (chainreaction-2dc: R 4, k 2); the core's
+//     Layout.Geo. Membership stays one master (in the first DC), but a
+//     server's state transfer after a view change waits only for its own
+//     DC's servers.
+//   - Versions (§4.1, §4.3): the head of the writing DC (the origin)
+//     assigns a version counter<<20 | DC<<16 | epoch whose counter exceeds
+//     the key's newest version there, the head's clock and the highest
+//     version the client has seen of any key (Put.min_version): a Lamport
+//     clock with the DC as tie-break. A remote DC keeps the origin's
+//     version, so versions compare alike everywhere: a causally later
+//     write has a larger version, and concurrent writes order by (clock,
+//     DC), §4.3's last-writer-wins. This scalar stands for the paper's
+//     version vector (see deviations). (With only the key's own version
+//     as floor, a DC whose clock runs ahead let observers disagree on the
+//     order of concurrent writes of two keys: torture on local3.)
+//   - Shipping: the tail of the origin's chain ships every version written
+//     in its DC to the DC's remote-proxy (Ship, one key's versions in
+//     order), and a version becomes DC-Write-Stable only once the proxy
+//     has logged it (ShipAck); so a client's put, which first stabilizes
+//     its dependencies, always reaches the proxy after them.
+//   - Remote-proxies (§4.1.1): each DC's proxy (node p0, role
+//     remote-proxy) cuts what it logged every 5 ms into a remote-update
+//     (RemoteUpdate: first sequence number, rvp, puts), synced, then sends
+//     it to every other DC's proxy and resends it every 300 ms until that
+//     DC acknowledges (RemoteAck, the prefix of the origin's puts it has
+//     applied). A receiver delivers an origin's remote-updates in FIFO
+//     order, once it has delivered from every third DC what the origin had
+//     when it cut the batch (the reading notes' rule: local[i] = m[i],
+//     local[l] ≥ m[l] for l ≠ i, j; then local[i] = m[i] + n).
+//   - Parallel apply with bloom filters (§4.1.2): a delivered put waits in
+//     the proxy's queue while any put queued before it has a reply filter
+//     its dependency filter contains (the session's filter of every key in
+//     its metadata; 163 bits, 3 hashes, 10% false positives at 34 keys);
+//     then the proxy sends it to the local head (Put with remote_version),
+//     which applies it at the origin's version if newer than what it
+//     holds, else discards it (§4.3), and asks the tail (Stabilize) to
+//     answer once the key is stable at that version or a newer one. Then
+//     the put leaves the queue, and the proxy acknowledges its origin.
+//   - Global-Write-Stable (§4.1): once every other DC acknowledged a put,
+//     the origin's proxy tells the key's tail (GlobalStable), which passes
+//     it up the chain. A get reply's stable flag then means
+//     Global-Write-Stable, and only that collects a metadata entry (a
+//     DC-Write-Stable one may still be a dependency a remote DC has not
+//     applied).
+//   - §4.4: a put is answered after k nodes of its DC. A DC that dies keeps
+//     what its proxy had not yet cut and sent: those writes never reach the
+//     other DCs (in a run: reads elsewhere keep returning the older
+//     value, and `replicas` shows the DCs diverging on those keys while the
+//     DC is down); the checker accepts it, since no client of another DC
+//     could have read them.
+//
+// # cr-cops (§7.2's baseline)
+//
+// The same code with k = R (the tail answers puts, after its proxy logged
+// the version, and reads go to the tail, which holds a get while its
+// newest version is not yet logged), no dependency stabilization, and
+// COPS-style metadata: a put
+// carries the explicit list of every (key, version) read since the last
+// put (Geo.deps) instead of a filter, so its wide-area metadata grows with
+// its dependencies; the receiving proxy holds it while a put of one of
+// those keys is queued before it.
+//
 // # Messages
 //
-// Those of package chain (wire/chainpb, sizes in its doc): SeqPut (session
-// -> sequencer -> head) and PutReply (node k -> session), Get/GetReply and
-// Stabilize/StabilizeReply between session and servers, SeqRequest/SeqReply
-// (session <-> sequencer) and HeadRead/HeadReadReply (session <-> head)
-// for get-transactions, the rest between servers and the master.
+// Those of package chain (wire/chainpb, sizes in its doc): on a single
+// site SeqPut (session -> sequencer -> head) and PutReply (node k ->
+// session), Get/GetReply and Stabilize/StabilizeReply between session and
+// servers, SeqRequest/SeqReply (session <-> sequencer) and
+// HeadRead/HeadReadReply (session <-> head) for get-transactions, the rest
+// between servers and the master. Under geo-replication sessions send Put
+// to the head (there is no sequencer), and geo-replication adds
+// (wire/chainpb, geo.proto):
+//
+//	Put.geo        session -> head               dependency filter (21 B) or
+//	               proxy -> head                 list (~12 B per key), remote
+//	                                             version (~9 B)
+//	Update.geo     node -> successor             the same, carried to the tail
+//	Ship           tail -> own DC's proxy        key, version, value, geo
+//	                                             (~40 B + value)
+//	ShipAck        proxy -> tail                 key, version (~20 B)
+//	RemoteUpdate   proxy -> proxy of another DC  first, rvp (~3 B per DC), per
+//	                                             put: key, version, value,
+//	                                             reply filter, geo (~70 B +
+//	                                             value, cr-cops: + deps)
+//	RemoteAck      proxy -> origin's proxy       prefix (~5 B)
+//	GlobalStable   origin's proxy -> tail,       key, version (~20 B)
+//	               node -> predecessor
+//	Stabilize      proxy -> tail                 as a session's (the
+//	                                             remote put's DC-Write-Stable)
 //
 // # Deliberate deviations
 //
 //   - The client proxy is folded into the session: stabilization and
 //     routing cost no proxy hop (the reading notes: "with no proxy cost a
 //     simulator gives ≈6× on single-object reads").
-//   - On several DCs a key has one chain spanning them (the core's layout,
-//     as FAWN-KV's geo chain), not a chain per DC with remote proxies: the
-//     store stays causal+ (it is then linearizable per key up to node k),
-//     but every put crosses the WAN.
+//   - A version is one scalar per key (a Lamport counter with the DC as
+//     tie-break), not a vector with an entry per DC, and the metadata's
+//     chainIndexVector is the session's own DC's chain index: a session
+//     only ever reads in its own DC, where remote entries would be 0.
+//   - Bloom filters hold keys, not (key, version): a dependency then waits
+//     for every earlier queued put of its key. When a newer version of a
+//     key stands in for the one depended on (a discarded or skipped one),
+//     an exact match would let the dependent put overtake the older one's
+//     dependencies.
+//   - Shipping is from the tail once applied on the whole chain, not from
+//     the head after head processing (§4.1): a version is visible in a
+//     remote DC only once stable at its origin, so a remote put never
+//     depends on an unstable write of the DC it arrives in (which the
+//     paper's rvp, skipping the receiver's own entry, does not cover).
+//   - Acknowledgements to sibling tails are proxy to proxy (RemoteAck, a
+//     prefix per origin), then proxy to tail (GlobalStable): the proxy
+//     knows when a remote put left its queue, which the tail does not. A
+//     lost RemoteAck is repaired by the origin resending the batch; a lost
+//     GlobalStable only delays garbage collection.
+//   - Only versions written in a DC are reported Global-Write-Stable there;
+//     an entry of a remote version stays in the metadata until the
+//     client's next put.
+//   - Membership stays one master in the first DC; under geo-replication
+//     it never removes the last full member of a DC (a partition from the
+//     master's DC would otherwise get a whole DC's servers removed, and
+//     wiped as they rejoin, losing the writes other DCs shipped there).
+//   - After a tail fails, the new tail ships only the newest version of
+//     each key it holds (the core pushes one version per key): an older
+//     version the failed tail had not shipped reaches the other DCs only
+//     as that newer one.
 //   - §5's sequencer keeps one sequence per chain; ours keeps one clock
 //     for the whole domain (a put's number is the next tick, a snapshot
 //     the current one): a total order of puts, which refines per-chain
@@ -78,17 +190,13 @@
 //
 // # Not yet built
 //
-// Geo-replication (§4: version vectors and chainIndexVector, remote
-// proxies with per-origin FIFO delivery of remote-updates, bloom-filter
-// dependencies, last-writer-wins for concurrent writes, sibling-tail
-// acknowledgements), cr-cops, and §5's geo path for get-transactions:
-// with a sequencer per DC, a remote put applied at a DC's head must be
-// numbered by that DC's sequencer too (the remote proxy sends it through
-// it), and a get-transaction whose dependencies (the session's metadata
-// of another DC) are not yet at a head is aborted and retried in two
-// phases: a blocking read (as in stabilization, but at the heads) for
-// each missing dependency, then the get-transaction again, which then
-// succeeds. Today a multi-DC topology has one chain domain, one
-// sequencer and one chain per key spanning the DCs, so get-transactions
-// there take the single-site path.
+// §5's geo path for get-transactions: with a sequencer per DC, a remote
+// put applied at a DC's head must be numbered by that DC's sequencer too
+// (the remote proxy sends it through it), and a get-transaction whose
+// dependencies (the session's metadata of another DC) are not yet at a
+// head is aborted and retried in two phases: a blocking read (as in
+// stabilization, but at the heads) for each missing dependency, then the
+// get-transaction again, which then succeeds. Today a topology of several
+// DCs runs geo-replication without a sequencer, and read_txn there
+// answers ErrUnsupported.
 package chainreaction

@@ -20,6 +20,9 @@ const resendBit = 1 << 63
 type entry struct {
 	version    uint64
 	chainIndex int
+	// pinned (geo-replication) says the entry stood for a version
+	// written in another DC: it is kept until the next put (geo.go).
+	pinned bool
 }
 
 // session is a ChainReaction client: its library (the metadata table)
@@ -39,10 +42,21 @@ type session struct {
 	target      protocol.NodeID // where the pending get or put was sent
 	// txn is the pending get-transaction's progress (txn.go).
 	txn *txnState
+
+	// maxSeen is the highest version this session has read or written:
+	// a put's version exceeds it, which makes versions a Lamport clock
+	// across keys, so that last-writer-wins never orders a write before
+	// one in its causal past (with a head's clock ahead, per-key counters
+	// alone let observers disagree on the order of concurrent writes).
+	maxSeen uint64
+
+	// geo: each DC has its own chains (chainreaction.txt §4); cops: the
+	// cr-cops baseline (geo.go).
+	geo, cops bool
 }
 
 func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
-	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}}
+	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}, geo: l.Geo}
 }
 
 // Start implements protocol.Node.
@@ -60,9 +74,16 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	s.stabilizing = nil
 	s.txn = nil
 	if req.Op == protocol.OpReadTxn {
+		if !s.c.Layout.Sequenced {
+			// Get-transactions need the sequencer, which only a
+			// single-site domain has yet (doc.go).
+			s.pending = nil
+			r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
+			return r
+		}
 		s.txn = &txnState{}
 	}
-	if req.Op == protocol.OpPut {
+	if req.Op == protocol.OpPut && !s.cops {
 		// The put depends on the last put and every get since: every
 		// entry still in the table (§3.5).
 		s.stabilizing = map[string]uint64{}
@@ -98,15 +119,23 @@ func (s *session) send(r *protocol.Ready) {
 		}
 		return
 	}
-	_, k := s.c.PutTargets(req.Key)
-	// Every put goes through the sequencer, which numbers it and passes
-	// it on to the head (§5).
-	s.target = s.c.Layout.Sequencer()
+	head, k := s.c.PutTargets(req.Key)
+	s.target = head
 	// Node k answers the put directly (chainreaction.txt §3.3) once it
 	// has heard from this session.
-	s.c.Announce(k, s.target, r)
-	r.Send(s.c.ID, s.target, &pb.SeqPut{Put: &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
-		MinVersion: s.meta[req.Key].version}})
+	if s.c.Layout.Sequenced {
+		// Every put goes through the sequencer, which numbers it and
+		// passes it on to the head (§5).
+		s.target = s.c.Layout.Sequencer()
+	}
+	s.c.Announce(k, head, r)
+	put := &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,
+		MinVersion: max(s.meta[req.Key].version, s.maxSeen), Geo: s.geoMeta()}
+	if s.c.Layout.Sequenced {
+		r.Send(s.c.ID, s.target, &pb.SeqPut{Put: put})
+		return
+	}
+	r.Send(s.c.ID, s.target, put)
 }
 
 // readTarget picks a node uniformly in [head, chainIndex] of key's chain,
@@ -114,6 +143,9 @@ func (s *session) send(r *protocol.Ready) {
 func (s *session) readTarget(key string) protocol.NodeID {
 	c, _ := s.c.Chain(key)
 	n := len(c)
+	if s.cops {
+		return c[n-1]
+	}
 	if e, ok := s.meta[key]; ok {
 		n = min(e.chainIndex+1, n)
 	}
@@ -147,6 +179,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.maxSeen = max(s.maxSeen, b.Version)
 		// After a put its dependencies are dropped: the put alone
 		// stands for them (§3.5).
 		clear(s.meta)
@@ -159,6 +192,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.maxSeen = max(s.maxSeen, b.Version)
 		s.observe(b)
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
 		rep.SetWANRounds(s.wanRounds(req.Key))
@@ -172,6 +206,18 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 // the larger chain index; iii) a newer version takes the serving node's.
 func (s *session) observe(b *pb.GetReply) {
 	e, ok := s.meta[b.Key]
+	if s.geo && !s.cops {
+		s.observeGeo(e, ok, b)
+		return
+	}
+	if s.cops {
+		// COPS keeps every version read since the last put (its nearest
+		// dependencies), stable or not.
+		if !ok || b.Version > e.version {
+			s.meta[b.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		}
+		return
+	}
 	switch {
 	case b.Stable:
 		if !ok || b.Version >= e.version {
@@ -187,6 +233,9 @@ func (s *session) observe(b *pb.GetReply) {
 
 // wanRounds is 1 when key's chain leaves the session's DC, else 0.
 func (s *session) wanRounds(key string) int {
+	if s.geo {
+		return 0
+	}
 	c, _ := s.c.Chain(key)
 	for _, n := range c {
 		if n.DC() != s.c.ID.DC() {

@@ -37,7 +37,9 @@ type Put struct {
 	// entry is the server the session sent this request to (set by that
 	// server): a node that has not heard from the session since it started
 	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
-	Entry         string `protobuf:"bytes,6,opt,name=entry,proto3" json:"entry,omitempty"`
+	Entry string `protobuf:"bytes,6,opt,name=entry,proto3" json:"entry,omitempty"`
+	// geo is the put's geo-replication metadata (chainreaction.txt §4).
+	Geo           *Geo `protobuf:"bytes,7,opt,name=geo,proto3" json:"geo,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -112,6 +114,13 @@ func (x *Put) GetEntry() string {
 		return x.Entry
 	}
 	return ""
+}
+
+func (x *Put) GetGeo() *Geo {
+	if x != nil {
+		return x.Geo
+	}
+	return nil
 }
 
 // PutReply answers a Put from the node at chain index chain_index (node k
@@ -222,7 +231,10 @@ type Update struct {
 	// entry is the server the session sent this request to (set by that
 	// server): a node that has not heard from the session since it started
 	// sends its answer there to relay (ARCHITECTURE.md "Replies to sessions").
-	Entry         string `protobuf:"bytes,12,opt,name=entry,proto3" json:"entry,omitempty"`
+	Entry string `protobuf:"bytes,12,opt,name=entry,proto3" json:"entry,omitempty"`
+	// geo is the put's geo-replication metadata, carried to the tail,
+	// which ships the version to its DC's remote-proxy.
+	Geo           *Geo `protobuf:"bytes,13,opt,name=geo,proto3" json:"geo,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -339,6 +351,13 @@ func (x *Update) GetEntry() string {
 		return x.Entry
 	}
 	return ""
+}
+
+func (x *Update) GetGeo() *Geo {
+	if x != nil {
+		return x.Geo
+	}
+	return nil
 }
 
 // PushAck acknowledges a pushed Update once the receiver holds version (or
@@ -1467,7 +1486,7 @@ var File_proto_causeway_chain_v1_chain_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/chain/v1/chain.proto\x12\x11causeway.chain.v1\"\x93\x01\n" +
+	"#proto/causeway/chain/v1/chain.proto\x12\x11causeway.chain.v1\x1a!proto/causeway/chain/v1/geo.proto\"\xbd\x01\n" +
 	"\x03Put\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x10\n" +
@@ -1475,14 +1494,15 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x05value\x18\x04 \x01(\fR\x05value\x12\x1f\n" +
 	"\vmin_version\x18\x05 \x01(\x04R\n" +
 	"minVersion\x12\x14\n" +
-	"\x05entry\x18\x06 \x01(\tR\x05entry\"\x86\x01\n" +
+	"\x05entry\x18\x06 \x01(\tR\x05entry\x12(\n" +
+	"\x03geo\x18\a \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\"\x86\x01\n" +
 	"\bPutReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
 	"chainIndex\x12\x16\n" +
-	"\x06client\x18\x05 \x01(\tR\x06client\"\xa0\x02\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\"\xca\x02\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1496,7 +1516,8 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x04seen\x18\n" +
 	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\x12\x12\n" +
 	"\x04push\x18\v \x01(\bR\x04push\x12\x14\n" +
-	"\x05entry\x18\f \x01(\tR\x05entry\"K\n" +
+	"\x05entry\x18\f \x01(\tR\x05entry\x12(\n" +
+	"\x03geo\x18\r \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\"K\n" +
 	"\aPushAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1605,15 +1626,18 @@ var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*Join)(nil),           // 19: causeway.chain.v1.Join
 	(*Synced)(nil),         // 20: causeway.chain.v1.Synced
 	(*JoinDone)(nil),       // 21: causeway.chain.v1.JoinDone
+	(*Geo)(nil),            // 22: causeway.chain.v1.Geo
 }
 var file_proto_causeway_chain_v1_chain_proto_depIdxs = []int32{
-	4,  // 0: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
-	12, // 1: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
-	2,  // [2:2] is the sub-list for method output_type
-	2,  // [2:2] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	22, // 0: causeway.chain.v1.Put.geo:type_name -> causeway.chain.v1.Geo
+	4,  // 1: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
+	22, // 2: causeway.chain.v1.Update.geo:type_name -> causeway.chain.v1.Geo
+	12, // 3: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_chain_v1_chain_proto_init() }
@@ -1621,6 +1645,7 @@ func file_proto_causeway_chain_v1_chain_proto_init() {
 	if File_proto_causeway_chain_v1_chain_proto != nil {
 		return
 	}
+	file_proto_causeway_chain_v1_geo_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
