@@ -11,12 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/causeway/causeway/bench"
-	"github.com/causeway/causeway/faults"
-	"github.com/causeway/causeway/protocol"
 	_ "github.com/causeway/causeway/protocol/all" // the report runs every protocol it names
 	"github.com/causeway/causeway/runtime/sim"
 	"github.com/causeway/causeway/topology"
@@ -28,15 +25,18 @@ type Options struct {
 	// Dir receives report.md and the plots (PNG and SVG per figure).
 	Dir string
 	// Duration is the virtual time of each run but the congestion runs
-	// (default 3s).
+	// (default 3s; K2: K2Duration).
 	Duration time.Duration
 	// Threads are the client-thread counts of the saturation sweep. Empty
 	// (the default) does what §5 did, "increased till the system
 	// saturates": from SweepStart threads, double while throughput rises by
-	// at least SaturationGain, up to SweepMax threads.
+	// at least SaturationGain, up to SweepMax threads. K2: the client
+	// counts of Fig. 9's sweep (empty: from Clients, doubling up to
+	// K2SweepMax).
 	Threads []int
-	// ServiceTime is each server's cost per message (default 2ms): the
-	// larger it is, the fewer threads saturate the servers.
+	// ServiceTime is each server's cost per message (default 2ms; K2:
+	// K2ServiceTime): the larger it is, the fewer threads saturate the
+	// servers.
 	ServiceTime time.Duration
 	// Cost, when set, prices messages in units of ServiceTime
 	// (sim.CostModel); nil: every message costs ServiceTime.
@@ -63,6 +63,16 @@ type Options struct {
 	// ValueSizes are the object sizes of §6.5 in bytes (default 200,
 	// 1024, 4096).
 	ValueSizes []int
+	// Warmup is the start of each run whose operations a report drops
+	// (K2: default K2Warmup; k2.txt §VII-B drops its runs' first
+	// minutes while the caches warm).
+	Warmup time.Duration
+	// Clients is the closed-loop client count of the K2 latency runs and
+	// the first of its throughput sweep (default K2Clients); Threads, when
+	// set, are the sweep's counts.
+	Clients int
+	// Records is the K2 workloads' key count (default K2Records).
+	Records int
 	// Progress, when set, is told about each run as it starts: run i of n.
 	Progress func(i, n int, what string)
 	// RunProgress, when set, is told how far the current run's virtual
@@ -130,44 +140,13 @@ const congestedDC = "europe"
 // it).
 const timelineBuckets = 30
 
-// run is one simulated run of the report.
-type run struct {
-	protocol, workload string
-	threads            int
-	valueSize          int
-	// delay is the congestion added in the middle third of the run (0:
-	// none); congestion runs have a timeline.
-	delay time.Duration
-	res   *bench.Result
-	// file is the result JSON's path relative to Options.Dir.
-	file string
-}
-
-// spec is what the runner is asked to simulate.
-type spec struct {
-	protocol string
-	workload workload.Workload
-	threads  int
-	duration time.Duration
-	faults   faults.Schedule
-	timeline time.Duration
-	delay    time.Duration
-	rate     float64
-}
-
 // karmaRunner runs the report's simulations on karma-aws8 and keeps what
 // each figure needs.
 type karmaRunner struct {
-	opts  Options
-	topo  *topology.Topology
-	runs  []*run
-	total int
-	done  int
+	runner
 
 	protos []string
 	mixes  []string
-	// simulate runs one spec (k.sim; tests replace it).
-	simulate func(spec) (*run, error)
 	// sat is each protocol's run with the highest throughput of the sweep,
 	// and sweep the thread counts it tried.
 	sat   map[string]*run
@@ -181,80 +160,6 @@ type karmaRunner struct {
 	cong *congestion
 	// sizes holds the §6.5 runs by protocol and value size.
 	sizes map[string]map[int]*run
-}
-
-func (k *karmaRunner) sim(s spec) (*run, error) {
-	p, err := protocol.Lookup(s.protocol)
-	if err != nil {
-		return nil, err
-	}
-	if s.duration == 0 {
-		s.duration = k.opts.Duration
-	}
-	if k.opts.Context != nil && k.opts.Context.Err() != nil {
-		return nil, ErrInterrupted
-	}
-	k.done++
-	what := fmt.Sprintf("%s, %s, %d threads", s.protocol, s.workload.Name, s.threads)
-	if s.rate > 0 {
-		what += fmt.Sprintf(" at %g ops/s", s.rate)
-	}
-	if s.delay > 0 {
-		what += fmt.Sprintf(", +%v in and out of %s", s.delay, congestedDC)
-	}
-	if k.opts.Progress != nil {
-		k.opts.Progress(k.done, k.total, what)
-	}
-	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: k.topo, Workload: s.workload, Seed: k.opts.Seed,
-		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
-		Jitter: 20 * time.Millisecond, OpTimeout: 5 * time.Second, Faults: s.faults, Timeline: s.timeline,
-		ClientRate: s.rate, Progress: k.opts.RunProgress, Context: k.opts.Context})
-	if err != nil {
-		return nil, fmt.Errorf("%s %s %d threads: %w", s.protocol, s.workload.Name, s.threads, err)
-	}
-	r := &run{protocol: s.protocol, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
-		delay: s.delay, res: res}
-	if err := k.save(r); err != nil {
-		return nil, err
-	}
-	k.runs = append(k.runs, r)
-	if k.opts.RunDone != nil {
-		k.opts.RunDone(what, res, filepath.Join(k.opts.Dir, r.file))
-	}
-	if res.Interrupted {
-		return nil, ErrInterrupted
-	}
-	return r, nil
-}
-
-// save writes r's result JSON under Dir/runs, named after its place in
-// the reproduction and what it ran, and notes the file in r.
-func (k *karmaRunner) save(r *run) error {
-	// A workload's variants show in its name ("ycsb-95-5@1KB").
-	wl := strings.NewReplacer("@", "-", "+", "-", "/", "-").Replace(r.workload)
-	name := fmt.Sprintf("%02d-%s-%s-%dt", len(k.runs)+1, r.protocol, wl, r.threads)
-	if r.delay > 0 {
-		name += "-delay" + r.delay.String()
-	}
-	r.file = filepath.Join(RunsDir, name+".json")
-	f, err := os.Create(filepath.Join(k.opts.Dir, r.file))
-	if err != nil {
-		return err
-	}
-	if err := r.res.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// simNamed runs a named workload for the default duration.
-func (k *karmaRunner) simNamed(proto, wl string, threads int) (*run, error) {
-	w, err := workload.Lookup(wl)
-	if err != nil {
-		return nil, err
-	}
-	return k.simulate(spec{protocol: proto, workload: w, threads: threads})
 }
 
 // Karma reproduces karma.txt §6 (Figs. 7–12, the cost analysis of §6.4
@@ -274,7 +179,7 @@ func karma(opts Options) (*karmaRunner, error) {
 	if !topo.HasDC(congestedDC) {
 		return nil, fmt.Errorf("repro: karma-aws8 has no DC %q to congest", congestedDC)
 	}
-	k := &karmaRunner{opts: opts, topo: topo,
+	k := &karmaRunner{runner: runner{opts: opts, topo: topo, jitter: 20 * time.Millisecond},
 		protos: []string{"cops", "karma", "karma-nc", "cops-pr"},
 		mixes:  []string{"ycsb-95-5", "ycsb-80-20", "ycsb-50-50"}}
 	k.simulate = k.sim
@@ -434,12 +339,3 @@ func (k *karmaRunner) objectSizes() error {
 // message's delay and service time do not depend on its size), so §6.5's
 // runs could not show an effect and are not run.
 func (k *karmaRunner) perByteCost() bool { return k.opts.Cost != nil && k.opts.Cost.PerKB > 0 }
-
-func (k *karmaRunner) find(proto, wl string, threads int) *run {
-	for _, r := range k.runs {
-		if r.protocol == proto && r.workload == wl && r.threads == threads && r.delay == 0 {
-			return r
-		}
-	}
-	return nil
-}

@@ -118,7 +118,7 @@ func TestSaturationSweepStopsWhenThroughputStopsRising(t *testing.T) {
 		"flat":   {256: 1000, 512: 1050, 1024: 5000},
 		"rising": {256: 1000, 512: 2000, 1024: 3000, 2048: 3200, 4096: 9999},
 	}
-	k := &karmaRunner{opts: Options{}.withDefaults(), protos: []string{"flat", "rising"}}
+	k := &karmaRunner{runner: runner{opts: Options{}.withDefaults()}, protos: []string{"flat", "rising"}}
 	k.total = len(k.protos) * len(k.sweepPlan())
 	k.simulate = func(s spec) (*run, error) {
 		return &run{protocol: s.protocol, threads: s.threads, res: &bench.Result{ThroughputOpsS: thr[s.protocol][s.threads]}}, nil
@@ -156,7 +156,7 @@ func TestDoublingTicksLabelEachPowerOfTwo(t *testing.T) {
 // why, when the cost model charges nothing per byte: its table could not
 // show an effect.
 func TestObjectSizesNeedAPerByteCost(t *testing.T) {
-	k := &karmaRunner{opts: Options{}.withDefaults()}
+	k := &karmaRunner{runner: runner{opts: Options{}.withDefaults()}}
 	if err := k.objectSizes(); err != nil || k.sizes != nil {
 		t.Fatalf("object sizes ran without a per-byte cost: %v, %v", err, k.sizes)
 	}
