@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -288,14 +287,4 @@ func (k *k2Runner) throughputSweeps() error {
 		}
 	}
 	return nil
-}
-
-// setting returns the setting named id.
-func (k *k2Runner) setting(id string) k2Setting {
-	for _, s := range k.settings {
-		if s.id == id {
-			return s
-		}
-	}
-	panic(fmt.Sprintf("repro: no K2 setting %q", id))
 }

@@ -423,6 +423,18 @@ func (k *k2Runner) writeRADRounds(p printer) {
 		p.f("| %s | %s | %s | %s |\n", s.id+": "+s.label, pctOrDash(r.ops.tagShare(protocol.OpReadTxn, "second_round")),
 			pctOrDash(twoRounds(r)), paper)
 	}
+	p.f("\nThe share grows with load, which sets how often hot keys are written while clients carry times between "+
+		"servers. rad's second-round share in Fig. 9's runs, by clients:\n\n| setting | clients → second-round share |\n|---|---|\n")
+	for _, s := range k.settings {
+		if s.fig9 == "" {
+			continue
+		}
+		var steps []string
+		for _, r := range k.sweep[s.id]["rad"] {
+			steps = append(steps, fmt.Sprintf("%d → %s", r.threads, pctOrDash(r.ops.tagShare(protocol.OpReadTxn, "second_round"))))
+		}
+		p.f("| %s | %s |\n", s.fig9, strings.Join(steps, ", "))
+	}
 	p.f("\nA second round is two wide-area rounds only when a key it rereads lives in another DC; in RAD with f = 2 a "+
 		"session's group has 3 DCs, so about a third of the keys are in the session's own DC. The share also grows with "+
 		"the write rate on hot keys, which with %d clients is far below the paper's tens of thousands of transactions per "+
