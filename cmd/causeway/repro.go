@@ -90,10 +90,11 @@ setting (clients double until throughput rises by less than 10%), and
 §VII-D's write latency and staleness. Every run is checked.
 
 The defaults scale the paper down to minutes on two cores: 100,000 keys
-(the caches stay 5% of them), 8 s of virtual time per run of which the
-first 3 s are dropped as warm-up, 48 clients. Longer runs and more keys
-come closer to the paper, e.g.
-  causeway repro k2 --duration 30s --warmup 15s --records 1000000
+(the caches stay 5% of them), 20 s of virtual time per run of which the
+first 10 s are dropped as warm-up, 64 clients, a sweep of 64 to 256
+clients (about 10 minutes; --sweep 64,128 about 4). Longer runs and more
+keys come closer to the paper, e.g.
+  causeway repro k2 --duration 60s --warmup 30s --records 1000000
 
 Each run's result JSON is written to DIR/runs/ as it completes. Each run is
 announced on stderr with an estimate of the time left; a bar and status
