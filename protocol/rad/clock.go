@@ -43,10 +43,9 @@ func (c *lamport) now(r *protocol.Ready) uint64 {
 // LamportClock ticks on every receive and every send (updateTime,
 // sendTimestamp).
 // A server that handles more messages runs ahead of a quieter one, which
-// is what makes the validity intervals of RAD's first round miss each
-// other (k2.txt §VII-C: 91–98% of read-only transactions take a second
-// round in skewed workloads). Only future times grow: the LVTs and EVTs
-// already handed out stay valid.
+// can make the validity intervals of RAD's first round miss each other
+// (k2.txt §VII-C). Only future times grow: the LVTs and EVTs already
+// handed out stay valid.
 func (c *lamport) advance(events int, r *protocol.Ready) {
 	if events <= 0 {
 		return
