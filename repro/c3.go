@@ -81,9 +81,7 @@ type c3Runner struct {
 	ops []int
 	// saturn is false when no protocol "saturn" is registered.
 	saturn bool
-	// simulate runs one spec (runner.sim; tests replace it).
-	simulate func(spec) (*run, error)
-	byMode   map[string]map[string][]*run
+	byMode map[string]map[string][]*run
 }
 
 // C3 reproduces c3.txt §5 (Figs. 1–3, Table 3) on c3-azure9 and writes
@@ -106,7 +104,7 @@ func c3Repro(opts Options) (*c3Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &c3Runner{runner: runner{opts: opts, topo: topo}}
+	c := &c3Runner{runner: runner{opts: opts, topo: topo, jitter: 20 * time.Millisecond}}
 	c.simulate = c.sim
 	c.protos = []string{protoC3}
 	if _, err := protocol.Lookup(protoSaturn); err == nil {

@@ -69,9 +69,7 @@ type system struct {
 // crRunner runs the reproduction and keeps what each figure needs.
 type crRunner struct {
 	*runner
-	// simulate runs one spec (runner.sim; tests replace it).
-	simulate func(spec) (*run, error)
-	cr       CROptions
+	cr CROptions
 	// site are §7.1's systems on chainreaction-1dc.
 	site []system
 	// ycsb and single hold Figs. 2a and 2b's runs by label and workload.

@@ -25,15 +25,18 @@ type Options struct {
 	// Dir receives report.md and the plots (PNG and SVG per figure).
 	Dir string
 	// Duration is the virtual time of each run but the congestion runs
-	// (default 3s).
+	// (default 3s; K2: K2Duration).
 	Duration time.Duration
 	// Threads are the client-thread counts of the saturation sweep. Empty
 	// (the default) does what §5 did, "increased till the system
 	// saturates": from SweepStart threads, double while throughput rises by
-	// at least SaturationGain, up to SweepMax threads.
+	// at least SaturationGain, up to SweepMax threads. K2: the client
+	// counts of Fig. 9's sweep (empty: from Clients, doubling up to
+	// K2SweepMax).
 	Threads []int
-	// ServiceTime is each server's cost per message (default 2ms): the
-	// larger it is, the fewer threads saturate the servers.
+	// ServiceTime is each server's cost per message (default 2ms; K2:
+	// K2ServiceTime): the larger it is, the fewer threads saturate the
+	// servers.
 	ServiceTime time.Duration
 	// Cost, when set, prices messages in units of ServiceTime
 	// (sim.CostModel); nil: every message costs ServiceTime.
@@ -67,6 +70,16 @@ type Options struct {
 	Scale int
 	// Clients, when set, replaces repro c3's scaled client counts.
 	Clients []int
+	// Warmup is the start of each run whose operations a report drops
+	// (K2: default K2Warmup; k2.txt §VII-B drops its runs' first
+	// minutes while the caches warm).
+	Warmup time.Duration
+	// LatencyClients is the closed-loop client count of the K2 latency runs and
+	// the first of its throughput sweep (default K2Clients); Threads, when
+	// set, are the sweep's counts.
+	LatencyClients int
+	// Records is the K2 workloads' key count (default K2Records).
+	Records int
 	// Progress, when set, is told about each run as it starts: run i of n.
 	Progress func(i, n int, what string)
 	// RunProgress, when set, is told how far the current run's virtual
@@ -134,19 +147,6 @@ const congestedDC = "europe"
 // it).
 const timelineBuckets = 30
 
-// run is one simulated run of the report.
-type run struct {
-	protocol, workload string
-	threads            int
-	valueSize          int
-	// delay is the congestion added in the middle third of the run (0:
-	// none); congestion runs have a timeline.
-	delay time.Duration
-	res   *bench.Result
-	// file is the result JSON's path relative to Options.Dir.
-	file string
-}
-
 // karmaRunner runs the report's simulations on karma-aws8 and keeps what
 // each figure needs.
 type karmaRunner struct {
@@ -154,8 +154,6 @@ type karmaRunner struct {
 
 	protos []string
 	mixes  []string
-	// simulate runs one spec (k.sim; tests replace it).
-	simulate func(spec) (*run, error)
 	// sat is each protocol's run with the highest throughput of the sweep,
 	// and sweep the thread counts it tried.
 	sat   map[string]*run
@@ -169,15 +167,6 @@ type karmaRunner struct {
 	cong *congestion
 	// sizes holds the §6.5 runs by protocol and value size.
 	sizes map[string]map[int]*run
-}
-
-// simNamed runs a named workload for the default duration.
-func (k *karmaRunner) simNamed(proto, wl string, threads int) (*run, error) {
-	w, err := workload.Lookup(wl)
-	if err != nil {
-		return nil, err
-	}
-	return k.simulate(spec{protocol: proto, workload: w, threads: threads})
 }
 
 // Karma reproduces karma.txt §6 (Figs. 7–12, the cost analysis of §6.4
@@ -197,7 +186,7 @@ func karma(opts Options) (*karmaRunner, error) {
 	if !topo.HasDC(congestedDC) {
 		return nil, fmt.Errorf("repro: karma-aws8 has no DC %q to congest", congestedDC)
 	}
-	k := &karmaRunner{runner: runner{opts: opts, topo: topo},
+	k := &karmaRunner{runner: runner{opts: opts, topo: topo, jitter: 20 * time.Millisecond},
 		protos: []string{"cops", "karma", "karma-nc", "cops-pr"},
 		mixes:  []string{"ycsb-95-5", "ycsb-80-20", "ycsb-50-50"}}
 	k.simulate = k.sim
@@ -357,12 +346,3 @@ func (k *karmaRunner) objectSizes() error {
 // message's delay and service time do not depend on its size), so §6.5's
 // runs could not show an effect and are not run.
 func (k *karmaRunner) perByteCost() bool { return k.opts.Cost != nil && k.opts.Cost.PerKB > 0 }
-
-func (k *karmaRunner) find(proto, wl string, threads int) *run {
-	for _, r := range k.runs {
-		if r.protocol == proto && r.workload == wl && r.threads == threads && r.delay == 0 {
-			return r
-		}
-	}
-	return nil
-}

@@ -78,17 +78,7 @@ func (k *karmaRunner) write(w io.Writer, figs map[string]figure) {
 	p.f("Topology `karma-aws8` (8 DCs in 3 rings, RTTs of §5), ±20 ms WAN jitter, %v service time per message per node%s, "+
 		"%v of virtual time per run (the congestion runs: %v), seed %d. Closed-loop client threads spread over the DCs.\n\n",
 		k.opts.ServiceTime, costNote(k.opts.Cost), k.opts.Duration, k.opts.CongestionDuration, k.opts.Seed)
-	failed := 0
-	for _, r := range k.runs {
-		if !r.res.Check.OK {
-			failed++
-		}
-	}
-	if failed == 0 {
-		p.f("**Every one of the %d runs below passed the causal+ checker, and its replicas converged.**\n\n", len(k.runs))
-	} else {
-		p.f("**%d of the %d runs FAILED the causal+ checker** (see the check columns).\n\n", failed, len(k.runs))
-	}
+	k.checkSummary(p)
 	p.f("Contents: [Fig. 7](#fig-7) · [Figs. 8 and 9](#figs-8-and-9) · [Fig. 10](#fig-10) · [Fig. 11](#fig-11) · " +
 		"[Fig. 12](#fig-12) · [§6.4 cost](#64-cost) · [§6.5 object size](#65-object-size) · [differences](#where-and-why-we-differ) · [runs](#runs)\n\n")
 

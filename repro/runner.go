@@ -14,42 +14,64 @@ import (
 	"github.com/causeway/causeway/workload"
 )
 
-// runner runs a reproduction's simulations on one topology, announcing,
-// saving and keeping each run; each paper's runner embeds it.
-type runner struct {
-	opts Options
-	topo *topology.Topology
-	// jitter is every run's one-way jitter (0: 20 ms; negative: none).
-	jitter time.Duration
-	runs   []*run
-	total  int
-	done   int
+// run is one simulated run of a report.
+type run struct {
+	protocol, workload string
+	threads            int
+	valueSize          int
+	// delay is the congestion added in the middle third of the run (0:
+	// none); congestion runs have a timeline.
+	delay time.Duration
+	res   *bench.Result
+	// ops, when the spec asked for it, holds the run's operations after
+	// its warm-up (opStats).
+	ops *opStats
+	// file is the result JSON's path relative to Options.Dir.
+	file string
 }
 
 // spec is what the runner is asked to simulate.
 type spec struct {
 	protocol string
 	workload workload.Workload
+	// topo, when set, replaces the runner's topology (a variant of it:
+	// another replication factor).
+	topo     *topology.Topology
 	threads  int
 	duration time.Duration
 	faults   faults.Schedule
 	timeline time.Duration
 	delay    time.Duration
 	rate     float64
+	// collect keeps every operation that starts at or after warmup in
+	// run.ops.
+	collect bool
+	warmup  time.Duration
 	// opsPerClient, when positive, is each session's fixed operation count
 	// (bench.SimSpec.OpsPerClient); duration is then a cap.
 	opsPerClient int
 	// opTimeout is the sessions' operation timeout (0: 5 s).
 	opTimeout time.Duration
-	// topo, when set, replaces the runner's topology; label, when set,
-	// names the run's protocol in the report (a protocol on a variant
-	// topology, e.g. "fawn-kv-3").
-	topo  *topology.Topology
+	// label, when set, names the run's protocol in the report (a protocol
+	// on a variant topology, e.g. "fawn-kv-3").
 	label string
 }
 
-// sim runs s: it announces the run (Options.Progress), saves its result
-// JSON and keeps it.
+// runner runs a report's simulations, numbers them for the progress
+// line, writes each result's JSON under Dir/runs and keeps every run.
+type runner struct {
+	opts Options
+	topo *topology.Topology
+	// jitter is the one-way wide-area jitter of every run (0: the
+	// topology's, negative: none).
+	jitter time.Duration
+	runs   []*run
+	total  int
+	done   int
+	// simulate runs one spec (runner.sim; tests replace it).
+	simulate func(spec) (*run, error)
+}
+
 func (k *runner) sim(s spec) (*run, error) {
 	p, err := protocol.Lookup(s.protocol)
 	if err != nil {
@@ -58,19 +80,17 @@ func (k *runner) sim(s spec) (*run, error) {
 	if s.duration == 0 {
 		s.duration = k.opts.Duration
 	}
+	topo := k.topo
+	if s.topo != nil {
+		topo = s.topo
+	}
 	if k.opts.Context != nil && k.opts.Context.Err() != nil {
 		return nil, ErrInterrupted
 	}
 	k.done++
-	name, topo, jitter := s.protocol, k.topo, 20*time.Millisecond
+	name := s.protocol
 	if s.label != "" {
 		name = s.label
-	}
-	if s.topo != nil {
-		topo = s.topo
-	}
-	if k.jitter != 0 {
-		jitter = max(k.jitter, 0)
 	}
 	what := fmt.Sprintf("%s, %s, %d threads", name, s.workload.Name, s.threads)
 	if s.rate > 0 {
@@ -82,21 +102,27 @@ func (k *runner) sim(s spec) (*run, error) {
 	if s.opsPerClient > 0 {
 		what += fmt.Sprintf(", %d ops each", s.opsPerClient)
 	}
-	if k.opts.Progress != nil {
-		k.opts.Progress(k.done, k.total, what)
-	}
 	if s.opTimeout <= 0 {
 		s.opTimeout = 5 * time.Second
 	}
+	if k.opts.Progress != nil {
+		k.opts.Progress(k.done, k.total, what)
+	}
+	var ops *opStats
+	var onDone func(string, protocol.Request, protocol.Reply, time.Duration, time.Duration)
+	if s.collect {
+		ops = newOpStats(s.warmup, s.duration)
+		onDone = ops.add
+	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: topo, Workload: s.workload, Seed: k.opts.Seed,
 		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
-		Jitter: jitter, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
-		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context})
+		Jitter: k.jitter, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
+		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context, OnDone: onDone})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %d threads: %w", name, s.workload.Name, s.threads, err)
 	}
 	r := &run{protocol: name, workload: s.workload.Name, threads: s.threads, valueSize: s.workload.ValueSize,
-		delay: s.delay, res: res}
+		delay: s.delay, res: res, ops: ops}
 	if err := k.save(r); err != nil {
 		return nil, err
 	}
@@ -129,6 +155,39 @@ func (k *runner) save(r *run) error {
 		return err
 	}
 	return f.Close()
+}
+
+// simNamed runs a named workload for the default duration.
+func (k *runner) simNamed(proto, wl string, threads int) (*run, error) {
+	w, err := workload.Lookup(wl)
+	if err != nil {
+		return nil, err
+	}
+	return k.simulate(spec{protocol: proto, workload: w, threads: threads})
+}
+
+func (k *runner) find(proto, wl string, threads int) *run {
+	for _, r := range k.runs {
+		if r.protocol == proto && r.workload == wl && r.threads == threads && r.delay == 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// checkSummary is the report's verdict line over every run.
+func (k *runner) checkSummary(p printer) {
+	failed := 0
+	for _, r := range k.runs {
+		if !r.res.Check.OK {
+			failed++
+		}
+	}
+	if failed == 0 {
+		p.f("**Every one of the %d runs below passed the causal+ checker, and its replicas converged.**\n\n", len(k.runs))
+	} else {
+		p.f("**%d of the %d runs FAILED the causal+ checker** (see the check columns).\n\n", failed, len(k.runs))
+	}
 }
 
 // writeRuns lists every run with its result JSON (RunsDir), which

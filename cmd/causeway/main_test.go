@@ -140,6 +140,7 @@ func TestBadArgumentsExitTwo(t *testing.T) {
 		{"sim", "--workload", "ycsb-zz"},
 		{"sim", "--faults", "/nonexistent/faults.yaml"},
 		{"sim", "--distribution", "pareto"},
+		{"sim", "--protocol", "k2", "--topology", "k2-emulab6", "--replication-factor", "7"},
 		{"demo", "--protocols", ""},
 		{"put", "k", "v"},
 		{"get", "--cluster", "/nonexistent/cluster", "--dc", "a", "k"},

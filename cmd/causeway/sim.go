@@ -32,7 +32,10 @@ type simFlags struct {
 	jitter                       time.Duration
 	faults                       string
 	opsPerClient                 int
-	wl                           workloadFlags
+	// replicationFactor, when positive, replaces the topology's
+	// placement.replication_factor (K2's f: k2, paris, rad).
+	replicationFactor int
+	wl                workloadFlags
 	// flags are the command's, to tell a flag given as 0 from one left
 	// out.
 	flags *pflag.FlagSet
@@ -64,6 +67,12 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	t, err := topology.Lookup(f.topology)
 	if err != nil {
 		return bench.SimSpec{}, err
+	}
+	if rf := f.replicationFactor; rf != 0 {
+		if rf < 1 || rf > len(t.Datacenters) {
+			return bench.SimSpec{}, fmt.Errorf("--replication-factor %d: want 1 to the %d datacenters of %s", rf, len(t.Datacenters), t.Name)
+		}
+		t.Placement.ReplicationFactor = rf
 	}
 	w, err := workload.Lookup(f.workload)
 	if err != nil {
@@ -217,6 +226,7 @@ Examples:
 	fl.StringVar(&f.protocol, "protocol", f.protocol, "protocol to run (see 'causeway protocols')")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
 	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
+	fl.IntVar(&f.replicationFactor, "replication-factor", 0, "DCs storing each key's value (K2's f; k2, paris, rad), replacing the topology's placement.replication_factor (0: the topology's)")
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")

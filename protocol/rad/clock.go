@@ -38,6 +38,22 @@ func (c *lamport) now(r *protocol.Ready) uint64 {
 	return c.counter<<serverBits | (1<<serverBits - 1)
 }
 
+// advance ticks the clock once per event: Step calls it for the message
+// handled and each message sent, Tick for each message sent, as Eiger's
+// LamportClock ticks on every receive and every send (updateTime,
+// sendTimestamp).
+// A server that handles more messages runs ahead of a quieter one, which
+// can make the validity intervals of RAD's first round miss each other
+// (k2.txt §VII-C). Only future times grow: the LVTs and EVTs already
+// handed out stay valid.
+func (c *lamport) advance(events int, r *protocol.Ready) {
+	if events <= 0 {
+		return
+	}
+	c.counter += uint64(events)
+	c.lease(r)
+}
+
 // lease extends the stored ceiling when the clock reaches it: synced
 // before the Ready's effects reveal any time above the old ceiling.
 func (c *lamport) lease(r *protocol.Ready) {

@@ -221,6 +221,7 @@ func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 	s.ticking = false
 	s.abortStale(now, &r)
 	s.resend(now, &r)
+	s.clock.advance(len(r.After.Messages), &r) // each send is an event; the timer is none
 	s.armTimer(&r)
 	return r
 }
@@ -295,6 +296,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			}
 		}
 	}
+	s.clock.advance(1+len(r.After.Messages), &r) // the receive and each send
 	s.armTimer(&r)
 	return r
 }

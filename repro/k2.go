@@ -1,0 +1,291 @@
+package repro
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/causeway/causeway/topology"
+	"github.com/causeway/causeway/workload"
+)
+
+// K2 reproduction (k2.txt §VII): Fig. 8's read-only transaction latency
+// and all-local share for k2, paris (PaRiS*) and rad on k2-emulab6 in
+// every workload of the figure, the TAO workload, Fig. 9's peak
+// throughput of k2 and rad per setting, and §VII-D's write latency and
+// staleness.
+
+// K2's reproduction defaults (Options fields left zero).
+const (
+	// K2Duration is each run's virtual time, its warm-up included.
+	K2Duration = 20 * time.Second
+	// K2Warmup is the start of each run whose operations are dropped
+	// (§VII-B drops the first 9 of 12 minutes, while the caches warm).
+	K2Warmup = 10 * time.Second
+	// K2Clients is the closed-loop clients of the latency runs, spread
+	// over the 6 DCs (the paper: "medium load", count not given).
+	K2Clients = 64
+	// K2Records is the key count (the paper: 1M; fewer keys let the
+	// caches, 5% of the keys, warm within seconds).
+	K2Records = 100_000
+	// K2SweepMax bounds Fig. 9's client sweep (runs with more clients
+	// take minutes each on a shared machine).
+	K2SweepMax = 256
+)
+
+// k2Protos are the protocols of Fig. 8, in the report's order.
+var k2Protos = []string{"k2", "paris", "rad"}
+
+// k2Setting is one workload and replication factor of §VII.
+type k2Setting struct {
+	// id names the setting in run names and tables ("8b", "tao", "w0.1").
+	id string
+	// label describes it ("zipf 1.4").
+	label string
+	// f is the replication factor.
+	f int
+	// writes is the share of operations that write (half write_txn, half
+	// single-key puts as k2-default), -1: the base workload's mix.
+	writes float64
+	// zipf is the zipf constant (0: the base workload's).
+	zipf float64
+	// base is the preset the setting varies (k2-default or k2-tao).
+	base string
+	// fig8 marks the settings of Fig. 8 (and TAO): latency runs of every
+	// protocol.
+	fig8 bool
+	// fig9 is the setting's column in Fig. 9 ("" when not there), and
+	// paperK2 and paperRAD the paper's peak throughput in K txn/s (0:
+	// missing from the text).
+	fig9              string
+	paperK2, paperRAD float64
+}
+
+// k2Settings are §VII's settings: Fig. 8's default and panels a–f, TAO,
+// and Fig. 9's other columns we can run (its cache sizes need a knob
+// protocol/k2 does not have).
+var k2Settings = []k2Setting{
+	{id: "default", label: "default (1% writes, zipf 1.2, f = 2)", f: 2, writes: -1, base: "k2-default", fig8: true,
+		fig9: "Default", paperRAD: 24.8},
+	{id: "8a", label: "0% writes", f: 2, writes: 0, base: "k2-default", fig8: true},
+	{id: "8b", label: "zipf 1.4", f: 2, writes: -1, zipf: 1.4, base: "k2-default", fig8: true,
+		fig9: "Zipf 1.4", paperK2: 46.3, paperRAD: 14.8},
+	{id: "8c", label: "f = 3", f: 3, writes: -1, base: "k2-default", fig8: true,
+		fig9: "f = 3", paperK2: 53.7, paperRAD: 51.9},
+	{id: "8d", label: "5% writes", f: 2, writes: 0.05, base: "k2-default", fig8: true,
+		fig9: "5% writes", paperK2: 26.0, paperRAD: 20.2},
+	{id: "8e", label: "zipf 0.9", f: 2, writes: -1, zipf: 0.9, base: "k2-default", fig8: true,
+		fig9: "Zipf 0.9", paperK2: 21.3, paperRAD: 85.4},
+	{id: "8f", label: "f = 1", f: 1, writes: -1, base: "k2-default", fig8: true,
+		fig9: "f = 1", paperK2: 21.1, paperRAD: 11.7},
+	{id: "tao", label: "TAO-like (0.2% single-key writes)", f: 2, writes: -1, base: "k2-tao", fig8: true},
+	{id: "w0.1", label: "0.1% writes", f: 2, writes: 0.001, base: "k2-default",
+		fig9: "0.1% writes", paperK2: 47.7, paperRAD: 59.0},
+}
+
+// workload returns the setting's workload over records keys, named after
+// the base and the setting ("k2-default@8b").
+func (s k2Setting) workload(records int) (workload.Workload, error) {
+	w, err := workload.Lookup(s.base)
+	if err != nil {
+		return w, err
+	}
+	if s.id != "default" && s.id != "tao" {
+		w.Name += "@" + s.id
+	}
+	w.RecordCount = records
+	if s.zipf > 0 {
+		w.ZipfConstant = s.zipf
+	}
+	if s.writes >= 0 {
+		// k2-default's split: half write-only transactions, half puts.
+		w.UpdateProportion, w.WriteTxnProportion = s.writes/2, s.writes/2
+		w.ReadTxnProportion = 1 - s.writes
+	}
+	return w, w.Validate()
+}
+
+// topology returns k2-emulab6 with the setting's replication factor.
+func (s k2Setting) topology() (*topology.Topology, error) {
+	t, err := topology.Preset("k2-emulab6")
+	if err != nil {
+		return nil, err
+	}
+	t.Placement.ReplicationFactor = s.f
+	return t, nil
+}
+
+// k2Runner runs the K2 reproduction and keeps what each figure needs.
+type k2Runner struct {
+	runner
+	settings []k2Setting
+	// lat holds the latency runs by setting id and protocol.
+	lat map[string]map[string]*run
+	// sweep holds Fig. 9's runs by setting id and protocol, in the order
+	// of the sweep (more clients each), and peak the best of each.
+	sweep map[string]map[string][]*run
+	peak  map[string]map[string]*run
+}
+
+func (o Options) k2Defaults() Options {
+	if o.Duration <= 0 {
+		o.Duration = K2Duration
+	}
+	if o.Warmup <= 0 || o.Warmup >= o.Duration {
+		o.Warmup = min(K2Warmup, o.Duration*3/8)
+	}
+	if o.LatencyClients <= 0 {
+		o.LatencyClients = K2Clients
+	}
+	if o.Records <= 0 {
+		o.Records = K2Records
+	}
+	if o.ServiceTime <= 0 {
+		o.ServiceTime = K2ServiceTime
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	return o
+}
+
+// K2ServiceTime is each server's time per message in the K2
+// reproduction (in units of which the cost model prices messages).
+const K2ServiceTime = 500 * time.Microsecond
+
+// K2 reproduces k2.txt §VII (Figs. 8 and 9, the TAO workload, §VII-D's
+// write latency and staleness) on k2-emulab6 and writes Dir/report.md and
+// the plots.
+func K2(opts Options) error {
+	_, err := k2(opts)
+	return err
+}
+
+func k2(opts Options) (*k2Runner, error) {
+	opts = opts.k2Defaults()
+	topo, err := topology.Preset("k2-emulab6")
+	if err != nil {
+		return nil, err
+	}
+	k := &k2Runner{runner: runner{opts: opts, topo: topo}, settings: k2Settings,
+		lat: map[string]map[string]*run{}, sweep: map[string]map[string][]*run{}, peak: map[string]map[string]*run{}}
+	k.simulate = k.sim
+	for _, s := range k.settings {
+		if s.fig8 {
+			k.total += len(k2Protos)
+		}
+		if s.fig9 == "" {
+			continue
+		}
+		for _, n := range k.sweepPlan() {
+			if !s.fig8 || n != opts.LatencyClients { // else the latency run is that point
+				k.total += 2
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Dir, RunsDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := k.latencyRuns(); err != nil {
+		return nil, err
+	}
+	if err := k.throughputSweeps(); err != nil {
+		return nil, err
+	}
+	figs, err := k.plots()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(opts.Dir, "report.md"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	k.write(printer{f}, figs)
+	return k, f.Close()
+}
+
+// simSetting runs proto in setting s with n clients.
+func (k *k2Runner) simSetting(proto string, s k2Setting, n int) (*run, error) {
+	w, err := s.workload(k.opts.Records)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.topology()
+	if err != nil {
+		return nil, err
+	}
+	return k.simulate(spec{protocol: proto, workload: w, topo: t, threads: n, collect: true, warmup: k.opts.Warmup})
+}
+
+// latencyRuns runs every protocol in each Fig. 8 setting.
+func (k *k2Runner) latencyRuns() error {
+	for _, s := range k.settings {
+		if !s.fig8 {
+			continue
+		}
+		k.lat[s.id] = map[string]*run{}
+		for _, p := range k2Protos {
+			r, err := k.simSetting(p, s, k.opts.LatencyClients)
+			if err != nil {
+				return err
+			}
+			k.lat[s.id][p] = r
+		}
+	}
+	return nil
+}
+
+// sweepPlan is Fig. 9's client counts: Options.Threads, or doublings
+// from Options.LatencyClients up to K2SweepMax.
+func (k *k2Runner) sweepPlan() []int {
+	if len(k.opts.Threads) > 0 {
+		return k.opts.Threads
+	}
+	var plan []int
+	for n := k.opts.LatencyClients; n <= max(K2SweepMax, k.opts.LatencyClients); n *= 2 {
+		plan = append(plan, n)
+	}
+	return plan
+}
+
+// throughputSweeps finds k2's and rad's peak throughput in each Fig. 9
+// setting: without Options.Threads, clients double until the throughput
+// (of the operations after the warm-up) rises by less than
+// SaturationGain, as the karma reproduction's Fig. 7.
+func (k *k2Runner) throughputSweeps() error {
+	plan := k.sweepPlan()
+	adaptive := len(k.opts.Threads) == 0
+	for _, s := range k.settings {
+		if s.fig9 == "" {
+			continue
+		}
+		k.sweep[s.id], k.peak[s.id] = map[string][]*run{}, map[string]*run{}
+		for _, p := range []string{"k2", "rad"} {
+			var prev *run
+			for i, n := range plan {
+				r := k.lat[s.id][p] // the latency run, when it has n clients
+				if r == nil || r.threads != n {
+					var err error
+					if r, err = k.simSetting(p, s, n); err != nil {
+						return err
+					}
+				}
+				k.sweep[s.id][p] = append(k.sweep[s.id][p], r)
+				if best := k.peak[s.id][p]; best == nil || r.ops.throughput() > best.ops.throughput() {
+					k.peak[s.id][p] = r
+				}
+				if adaptive && prev != nil && r.ops.throughput() < (1+SaturationGain)*prev.ops.throughput() {
+					for _, m := range plan[i+1:] { // the runs this sweep skips
+						if k.lat[s.id][p] == nil || m != k.opts.LatencyClients {
+							k.total--
+						}
+					}
+					break
+				}
+				prev = r
+			}
+		}
+	}
+	return nil
+}
