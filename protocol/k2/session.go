@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/k2pb"
 )
@@ -29,6 +30,9 @@ type session struct {
 	deps   map[string]*pb.Dep
 	// private is PaRiS*'s cache of the session's own writes.
 	private map[cacheKey]privateEntry
+	// resume, while not nil, holds the dependencies a session resumed
+	// from a token waits for (token.go).
+	resume *depwait.Table[*pb.Dep]
 
 	seq uint64
 	op  *operation
@@ -69,27 +73,29 @@ func newSession(mode Mode, cfg protocol.SessionConfig) *session {
 		timeout: cfg.OpTimeout, deps: map[string]*pb.Dep{}, private: map[cacheKey]privateEntry{}}
 }
 
-// Start implements protocol.Node.
-func (c *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a session resumed from a token checks
+// its dependencies.
+func (c *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if c.resume != nil {
+		c.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (c *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
-	c.seq++
-	c.op = &operation{req: req, reqID: c.seq}
 	switch req.Op {
-	case protocol.OpGet:
-		c.startRead(now, []string{req.Key}, &r)
-	case protocol.OpReadTxn:
-		c.startRead(now, req.Keys, &r)
-	case protocol.OpPut:
-		c.startWrite([]protocol.KV{{Key: req.Key, Value: req.Value}}, &r)
-	case protocol.OpWriteTxn:
-		c.startWrite(req.Writes, &r)
+	case protocol.OpGet, protocol.OpReadTxn, protocol.OpPut, protocol.OpWriteTxn:
 	default:
-		c.op = nil
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
+	}
+	c.seq++
+	c.op = &operation{req: req, reqID: c.seq}
+	if c.resume == nil {
+		c.dispatch(now, c.op, &r)
 	}
 	if c.timeout > 0 {
 		r.SetTimer(c.timeout, c.seq)
@@ -97,9 +103,29 @@ func (c *session) Submit(now time.Duration, req protocol.Request) protocol.Ready
 	return r
 }
 
-// Tick implements protocol.Node: the operation's timeout.
-func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+// dispatch sends an operation's first requests.
+func (c *session) dispatch(now time.Duration, op *operation, r *protocol.Ready) {
+	req := op.req
+	switch req.Op {
+	case protocol.OpGet:
+		c.startRead(now, []string{req.Key}, r)
+	case protocol.OpReadTxn:
+		c.startRead(now, req.Keys, r)
+	case protocol.OpPut:
+		c.startWrite([]protocol.KV{{Key: req.Key, Value: req.Value}}, r)
+	case protocol.OpWriteTxn:
+		c.startWrite(req.Writes, r)
+	}
+}
+
+// Tick implements protocol.Node: a resumed session's DepCheck resends
+// and the operation's timeout.
+func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == tickToken {
+		c.resumeTick(now, &r)
+		return r
+	}
 	if c.op != nil && token == c.op.reqID {
 		r.Reply(protocol.Reply{Op: c.op.req.Op, Err: protocol.ErrTimeout})
 		c.op = nil
@@ -112,6 +138,10 @@ func (c *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	if cl, ok := m.Body.(clocked); ok {
 		c.clock = max(c.clock, cl.GetClock())
+	}
+	if b, ok := m.Body.(*pb.DepOK); ok {
+		c.depOK(now, b, &r)
+		return r
 	}
 	if c.op == nil {
 		return r
