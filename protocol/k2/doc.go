@@ -34,7 +34,11 @@
 //     phase 2 starts once every replica DC acknowledged — or, after 1 s,
 //     once one has (§VI-A) — and sends the metadata with the list of DCs
 //     known to hold each value to the transaction's coordinator key's
-//     server in every other DC. Retransmitted until acknowledged.
+//     server in every other DC. Retransmitted until acknowledged, with
+//     backoff (0.5 s doubling to 4 s) and at most 16 records a server
+//     per 100 ms tick, oldest first, so that a DC working through a
+//     backlog after a partition is not buried under retransmissions of
+//     what it has queued but not yet served.
 //   - Replicated commit (§IV-A): that remote coordinator checks the deps
 //     against the local servers owning them (answered once that exact
 //     version is committed), asks every local participant to prepare (a

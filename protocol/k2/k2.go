@@ -57,6 +57,9 @@ const (
 	// maxBackoff.
 	resendAfter = 500 * time.Millisecond
 	maxBackoff  = 4 * time.Second
+	// resendPerTick bounds the records a server retransmits per tick
+	// (server.resendDue).
+	resendPerTick = 16
 	// abortAfter: a local coordinator still missing a cohort's Yes aborts.
 	abortAfter = time.Second
 	// statusAfter: a cohort pending this long asks its coordinator.
