@@ -61,6 +61,9 @@ type operation struct {
 	missing  uint32
 	hits     int
 	stale    float64
+	// keyStale is each key's staleness (the first key's is reported as
+	// MetricStalenessKey).
+	keyStale map[string]float64
 }
 
 type result struct {
@@ -242,6 +245,7 @@ func (c *session) startRead(now time.Duration, keys []string, r *protocol.Ready)
 	op.versions = map[string]*pb.KeyVersions{}
 	op.awaiting = map[string]bool{}
 	op.reads = map[string]result{}
+	op.keyStale = map[string]float64{}
 	byServer := map[protocol.NodeID][]string{}
 	for _, k := range keys {
 		to := owner(c.topo, c.dc, k)
@@ -283,6 +287,7 @@ func (c *session) firstRound(now time.Duration, from protocol.NodeID, b *pb.Read
 			if v, ok, cached := c.valueOf(key, seg); ok {
 				op.reads[key] = result{ver: seg.Version, value: v}
 				op.stale = max(op.stale, seg.StaleMs)
+				op.keyStale[key] = seg.StaleMs
 				if cached {
 					op.hits++
 				}
@@ -307,6 +312,7 @@ func (c *session) secondRound(_ time.Duration, b *pb.ReadAtReply, r *protocol.Re
 	op.remote = op.remote || b.Remote
 	op.missing += b.Missing
 	op.stale = max(op.stale, b.StaleMs)
+	op.keyStale[b.Key] = b.StaleMs
 	if b.Cached {
 		op.hits++
 	}
@@ -354,6 +360,7 @@ func (c *session) maybeFinishRead(r *protocol.Ready) {
 	rep.SetMetric(MetricFetchWaited, 0)
 	rep.SetMetric(MetricFetchMissing, float64(op.missing))
 	rep.SetMetric(MetricStaleness, op.stale)
+	rep.SetMetric(MetricStalenessKey, op.keyStale[op.keys[0]])
 	r.Reply(rep)
 }
 
