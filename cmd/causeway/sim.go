@@ -31,6 +31,7 @@ type simFlags struct {
 	opTimeout                    time.Duration
 	jitter                       time.Duration
 	faults                       string
+	warmup                       time.Duration
 	wl                           workloadFlags
 	// flags are the command's, to tell a flag given as 0 from one left
 	// out.
@@ -48,6 +49,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
 	f.flags = fl
+	fl.DurationVar(&f.warmup, "warmup", 0, "leave the operations issued in this first part of --duration out of the results (throughput, latency, metrics): they run and are checked, e.g. to warm K2's cache (k2.txt §VII-B)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	f.wl.register(cmd)
 	fl.BoolVar(&f.wl.noLoad, "no-load", false, "skip the load phase: keys start absent instead of holding the workload's loaded values")
@@ -80,7 +82,7 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
-		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0}
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, Warmup: f.warmup}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}
