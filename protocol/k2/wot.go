@@ -223,7 +223,7 @@ func (s *server) tickWOT(now time.Duration, r *protocol.Ready) {
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.decided)) {
 		d := s.decided[id]
-		if !s.resendDue(now, &d.retry) {
+		if !d.retry.Due(now, resendAfter, maxBackoff) {
 			continue
 		}
 		for _, c := range slices.Sorted(maps.Keys(d.unacked)) {
@@ -232,7 +232,7 @@ func (s *server) tickWOT(now time.Duration, r *protocol.Ready) {
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.cohortPending)) {
 		c := s.cohortPending[id]
-		if now-c.since < statusAfter || !s.resendDue(now, &c.retry) {
+		if now-c.since < statusAfter || !c.retry.Due(now, resendAfter, maxBackoff) {
 			continue
 		}
 		r.Send(s.id, protocol.NodeID(c.p.Coordinator), &pb.Status{Clock: s.clock, TxnId: id})
