@@ -121,3 +121,47 @@ func TestK2ROTsTakeAtMostOneWANRound(t *testing.T) {
 		})
 	}
 }
+
+// TestK2ConvergesAfterLongFaults replays `causeway sim --protocol k2
+// --topology local3 --workload txn --clients-per-dc 3 --faults random
+// --duration 15s` for seeds 2 and 5, whose partitions leave one DC
+// thousands of replicated transactions behind while the others keep
+// committing locally at full speed. Every unacknowledged transaction used
+// to be retransmitted every maxBackoff while the receiving DC was still
+// working through its queue, which kept that queue longer than
+// maxBackoff: the run never went quiet within the 120 s quiesce limit and
+// the replicas diverged. With retransmissions budgeted per tick
+// (server.resendDue) both runs converge and pass the checker.
+func TestK2ConvergesAfterLongFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 15 s runs of thousands of transactions: minutes of CPU")
+	}
+	p, err := protocol.Lookup("k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{2, 5} {
+		d := 15 * time.Second
+		spec := SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: seed, Duration: d,
+			Clients: 3 * len(tp.Datacenters), ServiceTime: 100 * time.Microsecond, OpTimeout: 5 * time.Second,
+			Faults: faults.Random(sim.NewRand(seed, "fault-schedule"), tp, p.Nodes(tp), d)}
+		res, err := RunSim(spec)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !res.Check.OK || res.Check.Converged == nil || !*res.Check.Converged {
+			t.Errorf("seed %d: not converged or failed the checker: %s", seed, res.Check.FirstViolation())
+		}
+		if res.VisibilityMs != nil {
+			t.Logf("seed %d: %d ops, visibility p99 %.0f ms", seed, res.Ops, res.VisibilityMs.P99)
+		}
+	}
+}

@@ -118,6 +118,7 @@ type Result struct {
 	Seed           uint64             `json:"seed"`
 	Runtime        string             `json:"runtime"`
 	DurationS      float64            `json:"duration_s"`
+	WarmupS        float64            `json:"warmup_s,omitempty"` // SimSpec.Warmup; absent without one
 	Clients        int                `json:"clients"`
 	Ops            int64              `json:"ops"`
 	ThroughputOpsS float64            `json:"throughput_ops_s"`

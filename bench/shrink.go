@@ -242,6 +242,7 @@ func (sh *shrinker) duration() {
 	for sh.best.Duration/2 >= minShrinkDuration {
 		spec := sh.best
 		spec.Duration /= 2
+		spec.Warmup = 0 // the warm-up changes no verdict, only metrics
 		spec.Faults = nil
 		for _, e := range sh.best.Faults {
 			if e.At < spec.Duration {

@@ -79,6 +79,10 @@ type SimSpec struct {
 	// history keeps only whether it failed): torture's availability
 	// verdict tells an unsupported operation from an unavailable one.
 	OnDone func(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration)
+	// Warmup, when positive, leaves the operations issued before it out of
+	// the result's metrics (Recorder.SetWarmup): they run and are checked,
+	// and throughput is over Duration - Warmup. It must be below Duration.
+	Warmup time.Duration
 }
 
 // progressSteps is how many times a run reports progress.
@@ -92,8 +96,12 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if spec.Duration <= 0 {
 		return nil, fmt.Errorf("bench: duration must be positive")
 	}
+	if spec.Warmup < 0 || spec.Warmup >= spec.Duration {
+		return nil, fmt.Errorf("bench: warm-up %v must be at least 0 and below the duration %v", spec.Warmup, spec.Duration)
+	}
 	rec := NewRecorder(spec.Protocol, spec.Topology)
 	rec.SetProcessing(2 * spec.ServiceTime)
+	rec.SetWarmup(spec.Warmup)
 	if spec.Timeline > 0 {
 		rec.RecordTimeline(spec.Timeline, spec.Duration)
 	}
@@ -222,9 +230,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 		Protocol: spec.Protocol.Name(), Guarantee: spec.Protocol.Guarantee().String(),
 		Topology: spec.Topology.Name, Workload: spec.Workload.Name,
 		Seed: spec.Seed, Runtime: "sim", DurationS: ran.Seconds(), Clients: spec.Clients,
-		Interrupted: interrupted,
+		Interrupted: interrupted, WarmupS: spec.Warmup.Seconds(),
 	}
-	rec.fill(res, ran)
+	rec.fill(res, max(ran-spec.Warmup, 0))
 	st := s.Stats()
 	res.Messages, res.WANBytes, res.UnroutedReplies = &st.Messages, &st.WANBytes, &st.NoRoute
 	res.MetadataBytesPerWrite = metadataPerWrite(st)

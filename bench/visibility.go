@@ -37,6 +37,7 @@ type visState struct {
 	last     time.Duration
 	version  uint64 // 0 until a report ties one to the write
 	acked    bool
+	warmup   bool // written during the warm-up: forgotten unrecorded
 	ackAt    time.Duration
 	issueAt  time.Duration
 	dc       string // the writer's
@@ -162,6 +163,13 @@ func (r *Recorder) acked(dc string, kv protocol.KV, start, end time.Duration) {
 // visible at every node it must reach.
 func (r *Recorder) maybeDone(id string, st *visState) {
 	if !st.acked || len(st.seen) < len(st.expected) {
+		return
+	}
+	if st.warmup {
+		delete(r.writes, id)
+		if st.version != 0 {
+			delete(r.versions, verKey{st.key, st.version})
+		}
 		return
 	}
 	bound := r.processing

@@ -32,6 +32,7 @@ type simFlags struct {
 	jitter                       time.Duration
 	faults                       string
 	opsPerClient                 int
+	warmup                       time.Duration
 	// replicationFactor, when positive, replaces the topology's
 	// placement.replication_factor (K2's f: k2, paris, rad).
 	replicationFactor int
@@ -52,6 +53,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.opTimeout, "op-timeout", f.opTimeout, "an operation that cannot complete within this returns an error")
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
 	f.flags = fl
+	fl.DurationVar(&f.warmup, "warmup", 0, "leave the operations issued in this first part of --duration out of the results (throughput, latency, metrics): they run and are checked, e.g. to warm K2's cache (k2.txt §VII-B)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	fl.IntVar(&f.opsPerClient, "ops-per-client", 0, "each client stops after this many operations, as YCSB's operationcount (c3.txt §5.2 fixes it); the run ends when all are done, --duration is then a cap (0: run for --duration)")
 	f.wl.register(cmd)
@@ -94,7 +96,7 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
-		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, OpsPerClient: f.opsPerClient}
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, OpsPerClient: f.opsPerClient, Warmup: f.warmup}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}

@@ -1,11 +1,11 @@
 // Package k2 registers the "k2" protocol, K2, and its "paris" variant,
 // PaRiS*, which share this implementation.
 //
-// Source: Nguyen, Lloyd et al., "K2: Reading Quickly from Storage Across
+// Source: Ngo, Lu, Lloyd, "K2: Reading Quickly from Storage Across
 // Many Datacenters" (k2.txt): §III (architecture, clocks, client library,
 // local write-only transactions), §IV (replication, replicated commit,
 // multiversioning, GC), §V (cache-aware read-only transactions, Fig. 5),
-// §VI-A (DC failures); PaRiS* is §VII-A.
+// §VI-A (DC failures), §VI-B (switching DCs); PaRiS* is §VII-A.
 //
 // How it runs:
 //   - Placement (§III-A): every DC holds every key's metadata, sharded over
@@ -34,7 +34,11 @@
 //     phase 2 starts once every replica DC acknowledged — or, after 1 s,
 //     once one has (§VI-A) — and sends the metadata with the list of DCs
 //     known to hold each value to the transaction's coordinator key's
-//     server in every other DC. Retransmitted until acknowledged.
+//     server in every other DC. Retransmitted until acknowledged, with
+//     backoff (0.5 s doubling to 4 s) and at most 16 records a server
+//     per 100 ms tick, oldest first, so that a DC working through a
+//     backlog after a partition is not buried under retransmissions of
+//     what it has queued but not yet served.
 //   - Replicated commit (§IV-A): that remote coordinator checks the deps
 //     against the local servers owning them (answered once that exact
 //     version is committed), asks every local participant to prepare (a
@@ -68,17 +72,30 @@
 //     fetches ⟨key, version⟩ from the nearest DC of its holder list; the
 //     remote server answers at once from IncomingWrites or its versions,
 //     never waiting. The fetched value is cached.
-//   - Cache (§III-A): per server LRU, 5% of the keys of the run's dataset
-//     (50,000 when unknown) split over the DC's servers.
+//   - Cache (§III-A): per server LRU of keys, 5% of the keys of the run's
+//     dataset (50,000 when unknown) split over the DC's servers, holding
+//     one value per key: the newest version's it was given (a fetched
+//     older version is returned, not cached). A session whose read_ts
+//     lags thus finds the older version uncached once a newer one is, and
+//     find_ts moves it to the newer one's EVT instead of fetching.
 //   - PaRiS* (§VII-A): no DC cache (local non-replica writes stay pinned
 //     until phase 1 only); each session keeps its own writes for 5 s and
 //     find_ts counts them as values.
+//   - Moving a session (§VI-B, protocol.Mover and Resumer; token.go): the
+//     token carries the session's one-hop dependencies and its Lamport
+//     clock, not read_ts (EVTs are per DC). The session resumed in another
+//     DC sends each dependency's owner there a DepCheck (resent with
+//     backoff) and answers nothing until each is answered DepOK, that
+//     exact version being committed there; then it carries on with those
+//     dependencies and read_ts at or above their EVTs there.
 //
 // Metrics (Reply.Metrics / Tags): wan_rounds (1 when a round-2 value was
 // fetched from another DC, else 0; writes 0), remote_fetch_waited (always
 // 0: the remote side never waits), remote_fetch_missing (fetches that
 // found nothing and were retried, must stay 0), staleness_ms (the longest
-// any value read had been superseded in the DC), cache_hits; tags
+// any value read had been superseded in the DC), staleness_key_ms (the
+// same for the transaction's first key alone: a sample of §VII-D's
+// per-key staleness), cache_hits; tags
 // second_round and cache_hit.
 //
 // Message catalogue (wire/k2pb; sizes are payload bytes, keys ~12 B,
@@ -94,7 +111,8 @@
 // server in another DC, ~20 B + deps + keys with holder lists / ~15 B);
 // RemotePrepare/RemotePrepared, RemoteCommit/RemoteCommitAck (remote
 // coordinator ↔ local participants, ~20 B + keys); DepCheck/DepOK (remote
-// coordinator ↔ local dep owner, ~25 B).
+// coordinator, or a session resumed from a token, ↔ local dep owner,
+// ~25 B).
 //
 // Deliberate deviations:
 //   - The origin coordinator replicates the whole transaction (phase 1 for
@@ -119,5 +137,7 @@
 //     tracking when every non-replica DC has moved past them.
 //   - A fetch unanswered within the RTT + 200 ms goes to the next holder
 //     (§VI-A's "live replica"); the abandoned request is not a round.
-//   - Session moves (§VI-B) are not implemented yet.
+//   - A moved session's read_ts is raised to the clock each dependency's
+//     server answered at (at or above the dependency's EVT there), not to
+//     the EVT itself, which DepOK does not carry.
 package k2

@@ -57,6 +57,9 @@ const (
 	// maxBackoff.
 	resendAfter = 500 * time.Millisecond
 	maxBackoff  = 4 * time.Second
+	// resendPerTick bounds the records a server retransmits per tick
+	// (server.resendDue).
+	resendPerTick = 16
 	// abortAfter: a local coordinator still missing a cohort's Yes aborts.
 	abortAfter = time.Second
 	// statusAfter: a cohort pending this long asks its coordinator.
@@ -159,6 +162,11 @@ const (
 	// MetricStaleness is how long before the read a newer version of a
 	// key read had become visible in the DC, the largest over the keys.
 	MetricStaleness = "staleness_ms"
+	// MetricStalenessKey is the staleness of the transaction's first key:
+	// one sample per transaction of the per-key staleness k2.txt §VII-D
+	// reports ("the time since a newer version of that key has been
+	// written", per key read), the keys of a transaction being drawn alike.
+	MetricStalenessKey = "staleness_key_ms"
 	// MetricCacheHits counts the values a transaction took from a cache.
 	MetricCacheHits = "cache_hits"
 )

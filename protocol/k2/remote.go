@@ -193,7 +193,7 @@ func (s *server) remoteCommitAck(now time.Duration, from protocol.NodeID, b *pb.
 func (s *server) tickRemote(now time.Duration, r *protocol.Ready) {
 	for _, v := range slices.Sorted(maps.Keys(s.rcoord)) {
 		t := s.rcoord[v]
-		if !t.retry.Due(now, resendAfter, maxBackoff) {
+		if !s.resendDue(now, &t.retry) {
 			continue
 		}
 		if t.evt != 0 {

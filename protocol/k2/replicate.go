@@ -206,7 +206,7 @@ func (s *server) maybeForget(ver uint64, r *protocol.Ready) {
 func (s *server) tickReplication(now time.Duration, r *protocol.Ready) {
 	for _, v := range slices.Sorted(maps.Keys(s.out)) {
 		o := s.out[v]
-		s.replicateStep(now, o, o.retry.Due(now, resendAfter, maxBackoff), r)
+		s.replicateStep(now, o, s.resendDue(now, &o.retry), r)
 	}
 }
 

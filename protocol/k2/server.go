@@ -47,6 +47,9 @@ type server struct {
 	inc       uint64
 
 	ticking bool
+	// resendLeft is what the current tick may still retransmit
+	// (resendDue).
+	resendLeft int
 }
 
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
@@ -133,10 +136,32 @@ func (s *server) busy() bool {
 		len(s.rcoord) > 0 || len(s.rprepared) > 0 || len(s.fetches) > 0
 }
 
+// resendDue reports whether a retransmission with retry is due at now
+// and within this tick's budget, and then takes it from the budget. It
+// paces replication (the origin's phases 1 and 2, the remote
+// coordinator's checks, prepares and commits); a local transaction's
+// Commit and Status are not paced, since its pending marks hold up
+// second rounds. The ticks go through their records oldest first, so a
+// backlog is retransmitted in the order it can commit in. The budget
+// keeps retransmissions from outgrowing what the receivers can serve:
+// after a partition heals, thousands of transactions are unacknowledged
+// because the receiving DC is still working through its queue, not
+// because their messages were lost, and resending each of them every
+// maxBackoff (each resend costing the receiver service time) kept that
+// queue longer than maxBackoff for good — the run never went quiet.
+func (s *server) resendDue(now time.Duration, retry *protocol.Retry) bool {
+	if s.resendLeft <= 0 || !retry.Due(now, resendAfter, maxBackoff) {
+		return false
+	}
+	s.resendLeft--
+	return true
+}
+
 // Tick implements protocol.Node.
 func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	s.ticking = false
+	s.resendLeft = resendPerTick
 	s.tickWOT(now, &r)
 	s.tickReplication(now, &r)
 	s.tickRemote(now, &r)

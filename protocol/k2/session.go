@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/k2pb"
 )
@@ -29,6 +30,9 @@ type session struct {
 	deps   map[string]*pb.Dep
 	// private is PaRiS*'s cache of the session's own writes.
 	private map[cacheKey]privateEntry
+	// resume, while not nil, holds the dependencies a session resumed
+	// from a token waits for (token.go).
+	resume *depwait.Table[*pb.Dep]
 
 	seq uint64
 	op  *operation
@@ -57,6 +61,9 @@ type operation struct {
 	missing  uint32
 	hits     int
 	stale    float64
+	// keyStale is each key's staleness (the first key's is reported as
+	// MetricStalenessKey).
+	keyStale map[string]float64
 }
 
 type result struct {
@@ -69,27 +76,29 @@ func newSession(mode Mode, cfg protocol.SessionConfig) *session {
 		timeout: cfg.OpTimeout, deps: map[string]*pb.Dep{}, private: map[cacheKey]privateEntry{}}
 }
 
-// Start implements protocol.Node.
-func (c *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a session resumed from a token checks
+// its dependencies.
+func (c *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if c.resume != nil {
+		c.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (c *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
-	c.seq++
-	c.op = &operation{req: req, reqID: c.seq}
 	switch req.Op {
-	case protocol.OpGet:
-		c.startRead(now, []string{req.Key}, &r)
-	case protocol.OpReadTxn:
-		c.startRead(now, req.Keys, &r)
-	case protocol.OpPut:
-		c.startWrite([]protocol.KV{{Key: req.Key, Value: req.Value}}, &r)
-	case protocol.OpWriteTxn:
-		c.startWrite(req.Writes, &r)
+	case protocol.OpGet, protocol.OpReadTxn, protocol.OpPut, protocol.OpWriteTxn:
 	default:
-		c.op = nil
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
+	}
+	c.seq++
+	c.op = &operation{req: req, reqID: c.seq}
+	if c.resume == nil {
+		c.dispatch(now, c.op, &r)
 	}
 	if c.timeout > 0 {
 		r.SetTimer(c.timeout, c.seq)
@@ -97,9 +106,29 @@ func (c *session) Submit(now time.Duration, req protocol.Request) protocol.Ready
 	return r
 }
 
-// Tick implements protocol.Node: the operation's timeout.
-func (c *session) Tick(_ time.Duration, token uint64) protocol.Ready {
+// dispatch sends an operation's first requests.
+func (c *session) dispatch(now time.Duration, op *operation, r *protocol.Ready) {
+	req := op.req
+	switch req.Op {
+	case protocol.OpGet:
+		c.startRead(now, []string{req.Key}, r)
+	case protocol.OpReadTxn:
+		c.startRead(now, req.Keys, r)
+	case protocol.OpPut:
+		c.startWrite([]protocol.KV{{Key: req.Key, Value: req.Value}}, r)
+	case protocol.OpWriteTxn:
+		c.startWrite(req.Writes, r)
+	}
+}
+
+// Tick implements protocol.Node: a resumed session's DepCheck resends
+// and the operation's timeout.
+func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == tickToken {
+		c.resumeTick(now, &r)
+		return r
+	}
 	if c.op != nil && token == c.op.reqID {
 		r.Reply(protocol.Reply{Op: c.op.req.Op, Err: protocol.ErrTimeout})
 		c.op = nil
@@ -112,6 +141,10 @@ func (c *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	if cl, ok := m.Body.(clocked); ok {
 		c.clock = max(c.clock, cl.GetClock())
+	}
+	if b, ok := m.Body.(*pb.DepOK); ok {
+		c.depOK(now, b, &r)
+		return r
 	}
 	if c.op == nil {
 		return r
@@ -212,6 +245,7 @@ func (c *session) startRead(now time.Duration, keys []string, r *protocol.Ready)
 	op.versions = map[string]*pb.KeyVersions{}
 	op.awaiting = map[string]bool{}
 	op.reads = map[string]result{}
+	op.keyStale = map[string]float64{}
 	byServer := map[protocol.NodeID][]string{}
 	for _, k := range keys {
 		to := owner(c.topo, c.dc, k)
@@ -253,6 +287,7 @@ func (c *session) firstRound(now time.Duration, from protocol.NodeID, b *pb.Read
 			if v, ok, cached := c.valueOf(key, seg); ok {
 				op.reads[key] = result{ver: seg.Version, value: v}
 				op.stale = max(op.stale, seg.StaleMs)
+				op.keyStale[key] = seg.StaleMs
 				if cached {
 					op.hits++
 				}
@@ -277,6 +312,7 @@ func (c *session) secondRound(_ time.Duration, b *pb.ReadAtReply, r *protocol.Re
 	op.remote = op.remote || b.Remote
 	op.missing += b.Missing
 	op.stale = max(op.stale, b.StaleMs)
+	op.keyStale[b.Key] = b.StaleMs
 	if b.Cached {
 		op.hits++
 	}
@@ -324,6 +360,7 @@ func (c *session) maybeFinishRead(r *protocol.Ready) {
 	rep.SetMetric(MetricFetchWaited, 0)
 	rep.SetMetric(MetricFetchMissing, float64(op.missing))
 	rep.SetMetric(MetricStaleness, op.stale)
+	rep.SetMetric(MetricStalenessKey, op.keyStale[op.keys[0]])
 	r.Reply(rep)
 }
 
