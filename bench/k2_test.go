@@ -133,8 +133,8 @@ func TestK2ROTsTakeAtMostOneWANRound(t *testing.T) {
 // the replicas diverged. With retransmissions budgeted per tick
 // (server.resendDue) both runs converge and pass the checker.
 func TestK2ConvergesAfterLongFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two 15 s runs of thousands of transactions: minutes of CPU")
+	if testing.Short() || raceEnabled {
+		t.Skip("two 15 s runs of thousands of transactions: minutes of CPU; make seeds runs it without -race")
 	}
 	p, err := protocol.Lookup("k2")
 	if err != nil {
