@@ -36,7 +36,8 @@
 //
 // The CC appends the put to the thread's persistent WB (synced) and
 // acknowledges. It carries as put-after dependencies only the
-// thread's in-flight reads (its DRR entries). Every buffered write is sent
+// thread's in-flight reads (its DRR entries), less its own buffered
+// writes read back from a ring (see "Issue 12"). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from a program-order dependency on the
 // thread's previous buffered write (see the deviations). The MM waits until
@@ -167,29 +168,45 @@
 // incarnation. MMs hand out no ids: DepCheck/DepOK and
 // Invalidate/InvalidateAck are matched on key and version.
 //
-// # Issue 12: what was tried (not enabled)
+// # Issue 12: own writes read back, and what was tried
 //
-// Issue 12 asks for propagation at network speed. Three changes were
-// built and measured (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50
-// in ms; one client per DC: karma 802, cops-pr 854; four per DC: karma
-// 2445, cops-pr 1910; cops 129); none is enabled, each for a failing test
-// named below. Their commits are in the history of the branch that
-// introduced this section (reverted there).
+// Issue 12 asks for propagation at network speed. Baseline (karma-aws8,
+// ycsb-95-5, 5 s, seed 2, visibility p50 in ms; one client per DC: karma
+// 802, cops-pr 854; four per DC: karma 2445, cops-pr 1910; cops 129).
 //
-//   - Own writes read back are no put-after dependency. A thread's own
-//     buffered write that it reads back in flight from a ring restricts
-//     it, but program order already puts its later writes after it in
-//     every ring (§4.1.2: "no put-after is needed if the puts are
-//     completed in thread program order"); as a put-after dependency it
-//     holds each later write until it is written in every ring. Lifting
-//     such a restriction at the write's own completion instead gave karma
-//     589 ms with one client per DC (four per DC: 2421), but
-//     TestGetTransactionsPassUnderRandomFaults fails on seed 7 (a stale
-//     read: causeway sim --protocol karma --topology karma-aws8 --workload
-//     read-txn --records 10 --clients 48 --jitter 20ms --faults random
-//     --duration 3s --seed 7; a session reads c15-1 of user00000004,
-//     then, 1 ms later, the initial value), which the unchanged protocol
-//     passes. Not yet diagnosed.
+// Enabled: a thread's own write that it reads back in flight from a ring
+// (its write buffer defers to the ring under the §4.1.2 corner case, or a
+// get-transaction reads it there) restricts it like any in-flight read,
+// but is no put-after dependency of its later writes: program order
+// already puts them after it in every ring (§4.1.2: "no put-after is
+// needed if the puts are completed in thread program order"), exactly as
+// it does for the previous write; as a put-after dependency it held each
+// later write, in every ring, until it was written there. Such a
+// restriction is lifted when the write itself completes
+// (coordinator.complete), and needs no notify-after (uncovered); a
+// ring move's notify-after (rebind.go) still carries it. Measured when
+// first built: karma 802 → 589 ms with one client per DC (four per DC:
+// 2421).
+//
+// That change first failed TestGetTransactionsPassUnderRandomFaults on
+// seed 7 (causeway sim --protocol karma --topology karma-aws8 --workload
+// read-txn --records 10 --clients 48 --jitter 20ms --faults random
+// --duration 3s --seed 7: a session read c15-1 of user00000004 from ring
+// 0, then, 1 ms later, the initial value from its DC's cache). The rule
+// was not the cause; it only changed the timing. The bug was in the MM,
+// on main too: europe/s1 stored another brazil write of user00000004 and
+// sent its invalidation to us-east's cache, which the fault schedule's
+// loss at us-east dropped; 60 ms later it stored c15-1 with an empty
+// cached-at set (cleared when the first invalidation began), so c15-1
+// counted as written at once and completed while us-east's cache still
+// held the initial value. Now a version's invalidation also goes to every
+// cache an earlier version of the key is still invalidating
+// (invalidationTargets; testdata/invalidation_pending_for_older_version,
+// which reports that stale read without it), and seed 7 passes.
+//
+// Tried and not enabled (commits in the history of the branch that
+// introduced this section, reverted there):
+//
 //   - Pipelined program order (built on the change above). Each write
 //     names as program-order dependencies every earlier write of its
 //     thread still buffered (P(s)), less those the ring has acknowledged.
@@ -262,8 +279,9 @@
 //     the checker for cops; see protocol/cops). MMs remember committed
 //     versions without garbage collection.
 //   - A version is committed (and answers DepChecks) only after its cache
-//     invalidations are acknowledged, so that a stable value read later
-//     can never be followed by an older cached one.
+//     invalidations are acknowledged — and those an earlier version of
+//     the key still awaits — so that a stable value read later can never
+//     be followed by an older cached one.
 //   - A cache drops a key on any invalidation, and refuses a fill when the
 //     key was invalidated after the miss that led to it, or the cache
 //     restarted since: an MM forgets a cache once it invalidated it, so

@@ -42,7 +42,7 @@ func (c *coordinator) boundGetTimedOut(now time.Duration, t *threadState, r *pro
 		}
 		return
 	}
-	deps := t.deps()
+	deps := t.restrictions()
 	t.lastNotify = now
 	t.notify = c.newEntry(t.name, &pb.RingPut{Key: deps[0].Key, Deps: deps, Notify: true, Id: c.nextID})
 	c.nextID++
