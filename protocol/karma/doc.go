@@ -98,7 +98,8 @@
 //
 // A restricted thread whose read times out in its ring is moved to
 // another ring instead of waiting there for its restrictions to lift
-// (rebind.go): a notify-after with every restriction goes out at once, and
+// (rebind.go): a notify-after with every restriction goes out at once
+// (replacing one in flight that lacks some), and
 // the first other ring that acknowledges it — the restrictions and their
 // causal past are written there — becomes the thread's ring. §4.4 argues
 // that restrictions lift even when a back end of the ring fails, because
