@@ -185,9 +185,19 @@
 // later write, in every ring, until it was written there. Such a
 // restriction is lifted when the write itself completes
 // (coordinator.complete), and needs no notify-after (uncovered); a
-// ring move's notify-after (rebind.go) still carries it. Measured when
-// first built: karma 802 → 589 ms with one client per DC (four per DC:
-// 2421).
+// ring move's notify-after (rebind.go) still carries it. Measured
+// (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50/p99 in ms and
+// visibility_ratio p50, all in one run of the same binary):
+//
+//	            1 client per DC          4 clients per DC
+//	karma       589 / 1012   3.98x       2421 / 4710   16.7x
+//	karma-nc    886 / 1363   5.95x       1866 / 3645   12.2x
+//	cops-pr     856 / 1294   5.78x       1922 / 3809   12.7x
+//	cops        128 /  165   1.01x        129 /  168    1.02x
+//
+// The rule helps only threads that read their own writes back (karma's,
+// through the corner case of §4.1.2); at four clients per DC the windows
+// are set by program order and by put-after across threads (below).
 //
 // That change first failed TestGetTransactionsPassUnderRandomFaults on
 // seed 7 (causeway sim --protocol karma --topology karma-aws8 --workload
