@@ -329,12 +329,37 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	c.propagate(now, t, r)
 }
 
+// deps are the put-after dependencies of the thread's next write: its
+// restrictions, but for its own buffered writes (buffered).
 func (t *threadState) deps() []*pb.Dep {
+	out := make([]*pb.Dep, 0, len(t.drr))
+	for _, d := range t.restrictions() {
+		if !t.buffered(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// restrictions are the thread's DRR entries, in key order: what a
+// notify-after confirms.
+func (t *threadState) restrictions() []*pb.Dep {
 	out := make([]*pb.Dep, 0, len(t.drr))
 	for _, k := range slices.Sorted(maps.Keys(t.drr)) {
 		out = append(out, t.drr[k])
 	}
 	return out
+}
+
+// buffered reports whether d is one of the thread's own writes still in
+// its write buffer.
+func (t *threadState) buffered(d *pb.Dep) bool {
+	for _, e := range t.wb {
+		if e.put.Key == d.Key && e.put.Version == d.Version {
+			return true
+		}
+	}
+	return false
 }
 
 // restricted reports whether the thread's accesses are under a DRR (for
@@ -419,7 +444,7 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 		t.completed[e.put.Key] = e.put
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
-	c.lift(t, e.put.Deps, r)
+	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version}), r)
 }
 
 // lift removes the given restrictions of a thread; with none left it may
@@ -445,7 +470,7 @@ func (c *coordinator) maybeNotify(now time.Duration, t *threadState, r *protocol
 	if len(t.drr) == 0 || !c.notifies(t) || t.notify != nil || now-t.lastNotify < c.p.opts.NotifyEvery || !t.uncovered() {
 		return
 	}
-	deps := t.deps()
+	deps := t.restrictions()
 	t.lastNotify = now
 	e := c.newEntry(t.name, &pb.RingPut{Key: deps[0].Key, Deps: deps, Notify: true, Id: c.nextID})
 	c.nextID++
@@ -471,8 +496,8 @@ func (t *threadState) uncovered() bool {
 			covered[depKey(d.Key, d.Version)] = true
 		}
 	}
-	for dk := range t.drr {
-		if !covered[dk] {
+	for dk, d := range t.drr {
+		if !covered[dk] && !t.buffered(d) {
 			return true
 		}
 	}

@@ -124,3 +124,42 @@ func TestWritesCompleteInProgramOrder(t *testing.T) {
 		t.Errorf("%d writes still buffered", n)
 	}
 }
+
+// TestOwnBufferedWriteIsNoPutAfterDependency drives one CC: its thread
+// reads its own write x1 back in flight from a ring (a restriction), then
+// writes x2. x2 follows x1 by program order (a program-order dependency)
+// and carries no put-after dependency on it, which would hold x2 in every
+// ring until x1 is written there; x1's completion lifts the restriction.
+func TestOwnBufferedWriteIsNoPutAfterDependency(t *testing.T) {
+	topo, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Mode{Name: "karma-nc"}, Options{})
+	c := newCoordinator(p, protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	const session = "a/alice"
+	var x1 *pb.RingPut
+	for _, m := range c.Step(0, protocol.Message{From: session, To: c.id, Body: &pb.ClientPut{ReqId: 1, Session: session, Key: "k1", Value: []byte("v")}}).After.Messages {
+		if rp, ok := m.Body.(*pb.RingPut); ok {
+			x1 = rp
+		}
+	}
+	th := c.threads[session]
+	dk := depKey("k1", x1.Version)
+	th.drr[dk], th.drrRing = &pb.Dep{Key: "k1", Version: x1.Version}, 0
+	var x2 *pb.RingPut
+	for _, m := range c.Step(0, protocol.Message{From: session, To: c.id, Body: &pb.ClientPut{ReqId: 2, Session: session, Key: "k2", Value: []byte("w")}}).After.Messages {
+		if rp, ok := m.Body.(*pb.RingPut); ok && rp.Key == "k2" {
+			x2 = rp
+		}
+	}
+	if len(x2.Deps) != 1 || !x2.Deps[0].ProgramOrder || x2.Deps[0].Version != x1.Version {
+		t.Fatalf("x2's dependencies: %v, want x1 as its only (program-order) dependency", x2.Deps)
+	}
+	for ring := range topo.Rings() {
+		c.Step(0, protocol.Message{From: "a/s0", To: c.id, Body: &pb.RingPutAck{Id: x1.Id, Ring: int32(ring), Key: "k1", Version: x1.Version}})
+	}
+	if len(th.drr) != 0 || th.drrRing != -1 {
+		t.Errorf("x1 complete, but the thread keeps its restrictions %v on ring %d", th.drr, th.drrRing)
+	}
+}

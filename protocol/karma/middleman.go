@@ -456,11 +456,24 @@ func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Read
 
 // invalidationTargets returns the cache nodes that may hold key and
 // forgets them: after the invalidation no cache holds an older version.
+// They include every cache that an earlier version of the key is still
+// invalidating: the cached-at set was cleared when that invalidation
+// began, but until the cache acknowledges it may hold the key, so a
+// version written without asking it again could be followed, in a reader
+// that read it, by the cache's older copy
+// (testdata/invalidation_pending_for_older_version).
 func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
 	if !m.p.mode.Caches {
 		return nil
 	}
 	out := map[protocol.NodeID]bool{}
+	for _, iv := range m.inval {
+		if iv.msg.Key == key {
+			for c := range iv.pending {
+				out[c] = true
+			}
+		}
+	}
 	if m.restarted && !m.cachedAtKnown[key] {
 		for _, dc := range m.topo.DCNames() {
 			out[m.p.cacheFor(dc, key)] = true

@@ -34,15 +34,24 @@ func (c *coordinator) boundGetTimedOut(now time.Duration, t *threadState, r *pro
 		return
 	}
 	if e := t.notify; e != nil {
-		for ring, acked := range e.acked {
-			if acked && ring != t.drrRing {
-				c.rebind(now, t, e, ring, r)
-				return
+		if !e.covers(t) {
+			// It was sent before the thread's latest restrictions, so no
+			// ring's acknowledgement of it can move the thread, and it may
+			// never complete (its ring r cannot answer): one with every
+			// restriction replaces it (testdata/rebind_after_new_restriction).
+			delete(c.entries, e.put.Id)
+			t.notify = nil
+		} else {
+			for ring, acked := range e.acked {
+				if acked && ring != t.drrRing {
+					c.rebind(now, t, e, ring, r)
+					return
+				}
 			}
+			return
 		}
-		return
 	}
-	deps := t.deps()
+	deps := t.restrictions()
 	t.lastNotify = now
 	t.notify = c.newEntry(t.name, &pb.RingPut{Key: deps[0].Key, Deps: deps, Notify: true, Id: c.nextID})
 	c.nextID++
@@ -60,14 +69,8 @@ func (c *coordinator) rebind(now time.Duration, t *threadState, e *wbEntry, ring
 	if c.p.mode.OwnRing || g == nil || g.inCache || t.drrRing < 0 || ring == t.drrRing || len(g.attempts) < 2 {
 		return
 	}
-	covered := map[string]bool{}
-	for _, d := range e.put.Deps {
-		covered[depKey(d.Key, d.Version)] = true
-	}
-	for dk := range t.drr {
-		if !covered[dk] {
-			return
-		}
+	if !e.covers(t) {
+		return
 	}
 	t.drrRing = ring
 	for _, dk := range slices.Sorted(maps.Keys(t.drr)) {
@@ -78,4 +81,19 @@ func (c *coordinator) rebind(now time.Duration, t *threadState, e *wbEntry, ring
 	}
 	g.attempts = map[uint64]bool{}
 	c.readRing(now, t, ring, r)
+}
+
+// covers reports whether notify-after e carries every restriction the
+// thread holds.
+func (e *wbEntry) covers(t *threadState) bool {
+	covered := map[string]bool{}
+	for _, d := range e.put.Deps {
+		covered[depKey(d.Key, d.Version)] = true
+	}
+	for dk := range t.drr {
+		if !covered[dk] {
+			return false
+		}
+	}
+	return true
 }
