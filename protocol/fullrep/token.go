@@ -1,8 +1,6 @@
 package fullrep
 
 import (
-	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/causeway/causeway/protocol"
@@ -23,13 +21,9 @@ import (
 // meanwhile wait (and time out). An eventual session's token carries no
 // dependencies: it claims nothing and resumes at once.
 //
-// The state inside the protocol.EncodeToken envelope:
-//
-//	tokenState            1 byte, this encoding's version
-//	maxVersion            uvarint
-//	len(deps)             uvarint, then for each dependency, sorted:
-//	  len(key), key       uvarint and bytes
-//	  version             uvarint (> 0)
+// The state inside the protocol.EncodeToken envelope is
+// protocol.EncodeDepsState's, with maxVersion as its clock and the
+// dependencies sorted; tokenState is this encoding's version.
 const tokenState = 1
 
 // resumeName names, in the session's depwait table, the one thing that
@@ -42,64 +36,24 @@ const tickToken = 0
 
 // Token implements protocol.Mover.
 func (c *session) Token() []byte {
-	b := []byte{tokenState}
-	b = binary.AppendUvarint(b, c.maxVersion)
 	ds := c.sortedDeps()
-	b = binary.AppendUvarint(b, uint64(len(ds)))
-	for _, d := range ds {
-		b = binary.AppendUvarint(b, uint64(len(d.key)))
-		b = append(b, d.key...)
-		b = binary.AppendUvarint(b, d.version)
+	deps := make([]protocol.TokenDep, len(ds))
+	for i, d := range ds {
+		deps[i] = protocol.TokenDep{Key: d.key, Version: d.version}
 	}
-	return protocol.EncodeToken(c.mode.Name, b)
+	return protocol.EncodeToken(c.mode.Name, protocol.EncodeDepsState(tokenState, c.maxVersion, deps))
 }
 
-// decodeState decodes the state of a token made by Token.
+// decodeState decodes the state of a token made by Token: a dependency's
+// version cannot exceed the highest version the session had seen.
 func decodeState(state []byte) (maxVersion uint64, deps []dep, err error) {
-	bad := func(what string, args ...any) error {
-		return fmt.Errorf("%w: %s", protocol.ErrBadToken, fmt.Sprintf(what, args...))
+	maxVersion, tds, err := protocol.DecodeDepsState(state, tokenState, func(clock, v uint64) bool { return v <= clock })
+	if err != nil {
+		return 0, nil, err
 	}
-	if len(state) == 0 {
-		return 0, nil, bad("no session state")
-	}
-	if state[0] != tokenState {
-		return 0, nil, bad("session state version %d, this build reads version %d", state[0], tokenState)
-	}
-	rest := state[1:]
-	next := func() (uint64, bool) {
-		v, w := binary.Uvarint(rest)
-		if w <= 0 {
-			return 0, false
-		}
-		rest = rest[w:]
-		return v, true
-	}
-	maxVersion, ok := next()
-	n, ok2 := next()
-	// Each dependency takes at least two bytes: a bound on n before
-	// anything is allocated.
-	if !ok || !ok2 || n > uint64(len(rest))/2 {
-		return 0, nil, bad("truncated or damaged session state")
-	}
-	deps = make([]dep, 0, n)
-	for i := uint64(0); i < n; i++ {
-		kl, ok := next()
-		if !ok || kl > uint64(len(rest)) {
-			return 0, nil, bad("truncated or damaged dependency %d", i+1)
-		}
-		key := string(rest[:kl])
-		rest = rest[kl:]
-		v, ok := next()
-		if !ok {
-			return 0, nil, bad("truncated or damaged dependency %d", i+1)
-		}
-		if v == 0 || v > maxVersion {
-			return 0, nil, bad("dependency %d (key %q) has an impossible version", i+1, key)
-		}
-		deps = append(deps, dep{key, v})
-	}
-	if len(rest) != 0 {
-		return 0, nil, bad("%d bytes of garbage after the session state", len(rest))
+	deps = make([]dep, len(tds))
+	for i, d := range tds {
+		deps[i] = dep{d.Key, d.Version}
 	}
 	return maxVersion, deps, nil
 }

@@ -2,8 +2,6 @@ package rad
 
 import (
 	"cmp"
-	"encoding/binary"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -22,13 +20,9 @@ import (
 // those servers answered at, at or above the dependencies' EVTs in the
 // new group, so its reads there see them.
 //
-// The state inside the protocol.EncodeToken envelope:
-//
-//	tokenState            1 byte, this encoding's version
-//	ts                    uvarint
-//	len(deps)             uvarint, then for each dependency, sorted:
-//	  len(key), key       uvarint and bytes
-//	  version             uvarint (> 0, <= ts)
+// The state inside the protocol.EncodeToken envelope is
+// protocol.EncodeDepsState's, with ts as its clock and the dependencies
+// sorted (each version ≤ ts); tokenState is this encoding's version.
 const tokenState = 1
 
 // resumeName names, in the session's depwait table, the session itself.
@@ -51,55 +45,23 @@ func (c *session) sortedDeps() []dep {
 
 // Token implements protocol.Mover.
 func (c *session) Token() []byte {
-	b := []byte{tokenState}
-	b = binary.AppendUvarint(b, c.ts)
 	ds := c.sortedDeps()
-	b = binary.AppendUvarint(b, uint64(len(ds)))
-	for _, d := range ds {
-		b = binary.AppendUvarint(b, uint64(len(d.key)))
-		b = append(b, d.key...)
-		b = binary.AppendUvarint(b, d.version)
+	deps := make([]protocol.TokenDep, len(ds))
+	for i, d := range ds {
+		deps[i] = protocol.TokenDep{Key: d.key, Version: d.version}
 	}
-	return protocol.EncodeToken(Name, b)
+	return protocol.EncodeToken(Name, protocol.EncodeDepsState(tokenState, c.ts, deps))
 }
 
-// decodeState decodes the state of a token made by Token.
+// decodeState decodes the state of a token made by Token: a dependency's
+// version cannot exceed the session's clock.
 func decodeState(state []byte) (ts uint64, deps []dep, err error) {
-	bad := func(what string, args ...any) error {
-		return fmt.Errorf("%w: %s", protocol.ErrBadToken, fmt.Sprintf(what, args...))
+	ts, tds, err := protocol.DecodeDepsState(state, tokenState, func(clock, v uint64) bool { return v <= clock })
+	if err != nil {
+		return 0, nil, err
 	}
-	if len(state) == 0 || state[0] != tokenState {
-		return 0, nil, bad("no session state of version %d", tokenState)
-	}
-	rest := state[1:]
-	next := func() (uint64, bool) {
-		v, w := binary.Uvarint(rest)
-		if w <= 0 {
-			return 0, false
-		}
-		rest = rest[w:]
-		return v, true
-	}
-	ts, ok := next()
-	n, ok2 := next()
-	if !ok || !ok2 || n > uint64(len(rest))/2 {
-		return 0, nil, bad("truncated or damaged session state")
-	}
-	for i := uint64(0); i < n; i++ {
-		kl, ok := next()
-		if !ok || kl > uint64(len(rest)) {
-			return 0, nil, bad("truncated or damaged dependency %d", i+1)
-		}
-		key := string(rest[:kl])
-		rest = rest[kl:]
-		v, ok := next()
-		if !ok || v == 0 || v > ts {
-			return 0, nil, bad("dependency %d (key %q) is damaged or has an impossible version", i+1, key)
-		}
-		deps = append(deps, dep{key, v})
-	}
-	if len(rest) != 0 {
-		return 0, nil, bad("%d bytes of garbage after the session state", len(rest))
+	for _, d := range tds {
+		deps = append(deps, dep{d.Key, d.Version})
 	}
 	return ts, deps, nil
 }
