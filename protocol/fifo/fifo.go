@@ -1,22 +1,3 @@
-// Package fifo is the reliable FIFO channel between the per-DC nodes of a
-// causality layer (c3's layers on a full mesh, saturn's serializers on a
-// tree). Every message a node sends to a peer is numbered on the channel
-// to that peer (its seq field), logged durably (synced) before it is
-// sent, and resent with backoff until the peer acknowledges it; the
-// receiver takes messages in seq order only, each once, records the last
-// seq it took durably and acknowledges cumulatively at its next tick.
-//
-// So a node that crashes after sending a message to some peers only
-// resends it to the others after its restart, and no peer waits forever
-// for a sequence number lost with the sender's memory. A backlog (after a
-// partition or a restart) drains a window of MaxResend messages per round
-// trip: once a retransmission has fired, every acknowledgement that
-// advances sends the next window.
-//
-// Storage keys (counters as 8-byte big-endian values): "c/next/<peer>"
-// the last seq sent to a peer, "c/recv/<peer>" the last seq taken from
-// it, "o/<peer>/<seq>" a message not yet acknowledged. Peers are numbered
-// by their DC's index in the topology.
 package fifo
 
 import (
