@@ -97,7 +97,9 @@
 //
 // # Sequencer and get-transactions (chainreaction.txt §5)
 //
-// With Mode.Sequencer the domain has a sequencer node (RoleSequencer,
+// With Mode.Sequencer, on a single-site domain only (Layout.Sequenced:
+// under Geo there is no sequencer, sessions put to the heads and read_txn
+// answers ErrUnsupported), the domain has a sequencer node (RoleSequencer,
 // "q0" beside the master) that numbers every put: the session sends its
 // put to the sequencer (SeqPut), which takes the next tick of its clock
 // (max(clock+1, now in µs)) as the put's sequence number and forwards it
