@@ -183,7 +183,21 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 		stopStarted()
 		return nil, err
 	}
-	if err := waitReady(ctx, dir, cfg, hc, nodes, procs, timeout); err != nil {
+	// restart starts a node that was running when Up looked but has exited
+	// since: a process killed just before Up (kill -9, then cluster up) can
+	// still be dying when its pid is probed, and waiting for its /healthz
+	// would wait out the whole timeout for a process that is gone.
+	restart := func(n Node) (*proc, error) {
+		p, err := startNode(dir, cfgPath, n.ID, command, opts.Env)
+		if err != nil {
+			return nil, err
+		}
+		procs[n.ID] = p
+		rep.Started = append(rep.Started, n.ID)
+		rep.Running = slices.DeleteFunc(rep.Running, func(id string) bool { return id == n.ID })
+		return p, nil
+	}
+	if err := waitReady(ctx, dir, cfg, hc, nodes, procs, restart, timeout); err != nil {
 		stopStarted()
 		return nil, err
 	}
@@ -298,8 +312,10 @@ func startNode(dir, cfgPath, id string, command, env []string) (*proc, error) {
 }
 
 // waitReady polls the /healthz of every node of nodes until all answer
-// 200. A node in procs that exits fails the wait at once.
-func waitReady(ctx context.Context, dir string, cfg *Config, hc *http.Client, nodes []Node, procs map[string]*proc, timeout time.Duration) error {
+// 200. A node in procs that exits fails the wait at once; a node Up found
+// running (not in procs) whose process has gone since is started again by
+// restart.
+func waitReady(ctx context.Context, dir string, cfg *Config, hc *http.Client, nodes []Node, procs map[string]*proc, restart func(Node) (*proc, error), timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	ready := map[string]bool{}
 	tick := time.NewTicker(pollEvery)
@@ -319,6 +335,14 @@ func waitReady(ctx context.Context, dir string, cfg *Config, hc *http.Client, no
 			}
 			if healthy(ctx, hc, cfg.NodeURL(n, "/healthz")) {
 				ready[n.ID] = true
+				continue
+			}
+			if procs[n.ID] == nil {
+				if pid, ok := readPID(PIDPath(dir, n.ID)); !ok || !running(pid, n.ID) {
+					if _, err := restart(n); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if len(ready) == len(nodes) {

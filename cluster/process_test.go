@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,14 +32,15 @@ func TestMain(m *testing.M) {
 	case "fail":
 		fmt.Fprintln(os.Stderr, "helper: failing on purpose")
 		os.Exit(3)
+	case "linger":
+		os.Exit(linger(os.Args[1:]))
 	default:
 		os.Exit(serve(os.Args[1:]))
 	}
 }
 
-// serve is a minimal `causeway server --config PATH --node ID`.
-func serve(args []string) int {
-	var path, id string
+// flagValues reads "--config PATH --node ID" as Up passes them.
+func flagValues(args []string) (path, id string) {
 	for i := 0; i+1 < len(args); i += 2 {
 		switch args[i] {
 		case "--config":
@@ -45,6 +49,40 @@ func serve(args []string) int {
 			id = args[i+1]
 		}
 	}
+	return path, id
+}
+
+// linger stands in for a node that is dying: it holds the node's HTTP
+// address, answers the first request (a /healthz poll) 503 and exits.
+func linger(args []string) int {
+	path, id := flagValues(args)
+	cfg, err := cluster.Load(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "linger:", err)
+		return 2
+	}
+	n := cfg.Node(id)
+	if n == nil {
+		fmt.Fprintln(os.Stderr, "linger: no node", id)
+		return 2
+	}
+	ln, err := net.Listen("tcp", n.HTTPListenAddr())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "linger:", err)
+		return 2
+	}
+	conn, err := ln.Accept()
+	if err != nil {
+		return 1
+	}
+	_, _ = conn.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	_ = conn.Close()
+	return 0
+}
+
+// serve is a minimal `causeway server --config PATH --node ID`.
+func serve(args []string) int {
+	path, id := flagValues(args)
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	cfg, err := cluster.Load(path)
 	if err != nil {
@@ -235,14 +273,6 @@ func session(t *testing.T, cfg *cluster.Config, dc string) *client.Session {
 // is frozen (SIGSTOP, answering no /healthz) comes back; NodePID follows
 // the processes.
 func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
-	if raceEnabled {
-		// Under -race beside the other packages' tests (CI's make unit,
-		// session 9) the restarted a/s1 twice did not answer /healthz
-		// within two minutes, though alone it takes about a second with
-		// or without -race (a known gap in docs/status.md). make seeds
-		// runs it without -race, alone.
-		t.Skip("flaky under -race beside other packages; make seeds runs it without -race")
-	}
 	dir := t.TempDir()
 	t.Cleanup(func() {
 		if _, err := cluster.Down(dir, 0); err != nil {
@@ -289,5 +319,66 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 	opts.Only = []string{"a/s9"}
 	if _, err := cluster.Up(ctx, dir, opts); err == nil || !strings.Contains(err.Error(), "not every one is a node") {
 		t.Fatalf("up --only a/s9: %v", err)
+	}
+}
+
+// TestUpRestartsANodeThatExitsWhileUpWaits: a node whose process is still
+// alive when Up probes its pid but exits while Up waits for its /healthz
+// (a kill -9 just before cluster up: the process is still dying) is
+// started again instead of being waited for until the timeout. A stand-in
+// process (linger) holds a/s1's pid file and HTTP address and exits on the
+// first /healthz poll, so Up always sees it running first.
+func TestUpRestartsANodeThatExitsWhileUpWaits(t *testing.T) {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if _, err := cluster.Down(dir, 0); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	if _, err := cluster.Up(ctx, dir, helper("serve")); err != nil {
+		t.Fatal(err)
+	}
+	killed, ok := cluster.NodePID(dir, "a/s1")
+	if !ok {
+		t.Fatal("no pid for a/s1")
+	}
+	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The first Up reaps its children: wait until a/s1's process is gone
+	// so that its HTTP port is free for the stand-in.
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for deadline := time.Now().Add(time.Minute); syscall.Kill(killed, 0) == nil; <-poll.C {
+		if time.Now().After(deadline) {
+			t.Fatal("a/s1 still alive a minute after SIGKILL")
+		}
+	}
+	stand := exec.Command(os.Args[0], "--config", filepath.Join(dir, cluster.FileName), "--node", "a/s1")
+	stand.Env = append(os.Environ(), helperEnv+"=linger")
+	stand.Stderr = os.Stderr
+	if err := stand.Start(); err != nil {
+		t.Fatal(err)
+	}
+	standDone := make(chan error, 1)
+	go func() { standDone <- stand.Wait() }()
+	t.Cleanup(func() { _ = stand.Process.Kill(); <-standDone })
+	if err := os.WriteFile(cluster.PIDPath(dir, "a/s1"), []byte(strconv.Itoa(stand.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := helper("serve")
+	opts.Timeout = 30 * time.Second
+	opts.Only = []string{"a/s1"}
+	rep, err := cluster.Up(ctx, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Started) != 1 || rep.Started[0] != "a/s1" || len(rep.Running) != 0 {
+		t.Fatalf("up --only a/s1 after its process exited while up waited: %+v", rep)
+	}
+	if pid, ok := cluster.NodePID(dir, "a/s1"); !ok || pid == stand.Process.Pid || pid == killed {
+		t.Fatalf("a/s1's pid after up: %d (%v); stand-in %d, killed %d", pid, ok, stand.Process.Pid, killed)
 	}
 }
