@@ -21,7 +21,7 @@ func TestAheadExecutedDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := newLayer(protocol.NodeConfig{ID: LayerOf("c"), Role: RoleLayer, Incarnation: 1, Topology: topo,
-		Rand: rand.New(rand.NewPCG(1, 2))}, store.RF(topo))
+		Rand: rand.New(rand.NewPCG(1, 2))}, New().RF(topo))
 	y.Start(0)
 	a := y.dcIndex("a")
 	from := LayerOf("a")

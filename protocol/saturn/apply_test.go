@@ -33,7 +33,7 @@ func TestLocalWriteWaitsForWritesExecuting(t *testing.T) {
 		}
 	}
 	s := newSerializer(protocol.NodeConfig{ID: SerializerOf(dc), Role: RoleSerializer, Incarnation: 1,
-		Topology: topo, Rand: rand.New(rand.NewPCG(1, 2))}, store.RF(topo))
+		Topology: topo, Rand: rand.New(rand.NewPCG(1, 2))}, New().RF(topo))
 	s.Start(0)
 	coord := protocol.MakeNodeID(dc, "s0")
 	executes := func(r protocol.Ready) (key string, ids []uint64, targets []protocol.NodeID, done []uint64) {
