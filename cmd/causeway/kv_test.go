@@ -68,3 +68,23 @@ func TestSessionTokenWithoutState(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and the token's refusal", code, out, errOut)
 	}
 }
+
+// TestK2TransactionsLive: a live k2 cluster on local3 (k2.txt §III-C,
+// §V) takes a write-only transaction in a and answers read-only
+// transactions with its values, in a and, resumed by token, in c (a DC
+// that may hold only the keys' metadata, so the read may fetch from a
+// replica DC).
+func TestK2TransactionsLive(t *testing.T) {
+	dir := nodetest.StartLocal(t, "local3", "k2")
+	var put okResult
+	decode(t, mustRun(t, 0, "txn", "--cluster", dir, "--dc", "a", "--print-token", "-w", "json", "put", "x=1", "y=2", "z=3"), &put)
+	if put.SessionToken == "" {
+		t.Fatalf("txn put --print-token -w json = %+v, want a token", put)
+	}
+	if out := mustRun(t, 0, "txn", "--cluster", dir, "--dc", "a", "--session-token", put.SessionToken, "get", "x", "y", "z"); out != "x=1\ny=2\nz=3\n" {
+		t.Errorf("txn get in a = %q", out)
+	}
+	if out := mustRun(t, 0, "txn", "--cluster", dir, "--dc", "c", "--session-token", put.SessionToken, "get", "z", "x"); out != "z=3\nx=1\n" {
+		t.Errorf("txn get in c with a's token = %q", out)
+	}
+}
