@@ -147,7 +147,7 @@ torture:
 
 ## fuzz: every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME
 ## each, one at a time on one worker (.ci/run runs it after make test:
-## 14 targets, FUZZTIME each plus one coverage-instrumented build per
+## 15 targets, FUZZTIME each plus one coverage-instrumented build per
 ## package, which dominates on a busy machine). A failure stops the run and leaves
 ## its input in the package's testdata/fuzz, which plain `go test` replays.
 ## FUZZMINIMIZETIME bounds the minimization of every input that finds new

@@ -38,12 +38,9 @@ func TestTokenEnvelope(t *testing.T) {
 }
 
 // cannotMove lists the registered protocols that do not move sessions by
-// token yet (a known gap in docs/status.md): C3's and Saturn's sessions
-// migrate inside the protocol (c3.txt §3.5) but cannot yet be carried
-// across processes, and the Cassandra and chain designs are new.
+// token yet (a known gap in docs/status.md): the chain designs.
 var cannotMove = map[string]bool{
-	"c3": true, "saturn": true, "cassandra-e": true, "cassandra-eq": true, "cassandra-l": true,
-	"cassandra-lq": true, "cassandra-q": true, "chainreaction": true, "cr-cops": true, "fawn-kv": true,
+	"chainreaction": true, "cr-cops": true, "fawn-kv": true,
 }
 
 // stubProtocol is a protocol that cannot move sessions: it wraps another

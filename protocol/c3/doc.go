@@ -82,6 +82,18 @@
 //     write is newer than every write in its causal past whatever the
 //     skew of the coordinators' clocks.
 //
+// # Moving a session by token
+//
+// Not in the paper, which migrates a session only inside one client
+// library (§3.5): a session's token (token.go) names its current DC and
+// the highest version it has seen; a session resumed from it in another
+// process starts in that DC, so its first operation on a key its own DC
+// replicates migrates it there through the old DC's layer, exactly as a
+// migration inside one session (runtime/node's
+// TestSessionMovesWithToken reads the session's own write in the new DC
+// before it could have replicated there). Saturn's sessions do the same
+// through its serializers.
+//
 // # Faults
 //
 // Not in the paper: §3.2 only says pairwise links "simplify

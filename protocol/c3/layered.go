@@ -12,7 +12,9 @@ import (
 
 // LayeredSpec names what differs between the protocols built as a gated
 // Cassandra store plus one gating node per DC: C3 (its causality layer)
-// and Saturn (its serializer).
+// and Saturn (its serializer). Both run C3's client library (home and
+// current DC, automatic migration through the gating nodes, the cache
+// purged on write and migration).
 type LayeredSpec struct {
 	// Name is the protocol's CLI name; Summary its one-line description.
 	Name, Summary string
@@ -22,8 +24,6 @@ type LayeredSpec struct {
 	// Gate builds a DC's gating node; rf is the store's replication
 	// factor per DC.
 	Gate func(cfg protocol.NodeConfig, rf int) protocol.Node
-	// Session builds a client session.
-	Session func(cfg protocol.SessionConfig) protocol.Session
 }
 
 // Layered is a protocol.Protocol made of the Cassandra model with RF
@@ -84,9 +84,10 @@ func (p *Layered) NewNode(cfg protocol.NodeConfig) protocol.Node {
 	return p.data.NewNode(cfg)
 }
 
-// NewSession implements protocol.Protocol.
+// NewSession implements protocol.Protocol: C3's client library, migrating
+// through spec.NodeOf's nodes.
 func (p *Layered) NewSession(cfg protocol.SessionConfig) protocol.Session {
-	return p.spec.Session(cfg)
+	return newClient(p.spec.Name, cfg, p.spec.NodeOf)
 }
 
 // ReplicatedValue implements protocol.WriteCarrier: the datastore's

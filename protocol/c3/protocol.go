@@ -25,7 +25,6 @@ func New() *Layered {
 		Role:    RoleLayer,
 		NodeOf:  LayerOf,
 		Gate:    func(cfg protocol.NodeConfig, rf int) protocol.Node { return newLayer(cfg, rf) },
-		Session: func(cfg protocol.SessionConfig) protocol.Session { return newSession(cfg) },
 	})
 }
 

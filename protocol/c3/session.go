@@ -34,6 +34,7 @@ const migrateResend = 2 * time.Second
 // as home replicates the key), keeps no dependency metadata, and keeps a
 // cache of the values it read, purged on every write and migration.
 type session struct {
+	name    string // the protocol's, for tokens
 	id      protocol.NodeID
 	home    string
 	cur     string
@@ -65,16 +66,13 @@ type cached struct {
 	version uint64
 }
 
-func newSession(cfg protocol.SessionConfig) *session { return newClient(cfg, LayerOf) }
+func newSession(cfg protocol.SessionConfig) *session { return newClient(Name, cfg, LayerOf) }
 
-// NewClient returns C3's client library asking layerOf(dc) to migrate it
-// from dc (Saturn's sessions use it with its serializers).
-func NewClient(cfg protocol.SessionConfig, layerOf func(dc string) protocol.NodeID) protocol.Session {
-	return newClient(cfg, layerOf)
-}
-
-func newClient(cfg protocol.SessionConfig, layerOf func(dc string) protocol.NodeID) *session {
-	c := &session{id: cfg.ID, home: cfg.ID.DC(), topo: cfg.Topology, timeout: cfg.OpTimeout,
+// newClient returns C3's client library for protocol name, asking
+// layerOf(dc) to migrate it from dc (Saturn's sessions use it with its
+// serializers).
+func newClient(name string, cfg protocol.SessionConfig, layerOf func(dc string) protocol.NodeID) *session {
+	c := &session{name: name, id: cfg.ID, home: cfg.ID.DC(), topo: cfg.Topology, timeout: cfg.OpTimeout,
 		layerOf: layerOf, cache: map[string]cached{}}
 	c.attach(c.home)
 	return c

@@ -81,6 +81,10 @@
 // embed the incarnation, so an acknowledgement to an earlier incarnation
 // matches nothing but a recovered hint of the same id, key and version.
 //
+// Sessions move by token (token.go) carrying no causal context: a resumed
+// session is a new one in its new DC, and promises nothing beyond the
+// consistency levels (a read there may miss the session's own writes).
+//
 // Deviations from Cassandra: no digest reads (every asked replica returns
 // its value); no speculative retry, only retransmission; hints are kept
 // by the coordinator, not stored on another live node; no anti-entropy

@@ -38,8 +38,10 @@
 //     it starts as soon as the writes that had started here when it was
 //     labelled have finished at a local quorum; the coordinator answers on
 //     LayerDone, sent at a local quorum.
-//   - Clients: C3's client library (c3.NewClient; home and current DC,
-//     automatic migration, the cache purged on write and migration). A
+//   - Clients: C3's client library (c3.NewLayered; home and current DC,
+//     automatic migration, the cache purged on write and migration, and
+//     tokens that name the current DC, so a session resumed elsewhere
+//     migrates from it on its first operation). A
 //     migration is a migrate label from the session's current DC's
 //     serializer to the target it picks (the nearest possible DC), relayed
 //     along the tree (§5.3.2: it queues behind the remote writes before

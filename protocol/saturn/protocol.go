@@ -29,7 +29,6 @@ func New() *c3.Layered {
 		Role:    RoleSerializer,
 		NodeOf:  SerializerOf,
 		Gate:    func(cfg protocol.NodeConfig, rf int) protocol.Node { return newSerializer(cfg, rf) },
-		Session: func(cfg protocol.SessionConfig) protocol.Session { return c3.NewClient(cfg, SerializerOf) },
 	})
 }
 
