@@ -268,11 +268,11 @@ func session(t *testing.T, cfg *cluster.Config, dc string) *client.Session {
 	return client.New(s, conn.Protocol(), dc)
 }
 
-// TestUpOnlyRestartsOneNodeWhileAnotherIsStopped: Up with Only starts the
-// named node alone and waits for it alone, so a node killed while another
-// is frozen (SIGSTOP, answering no /healthz) comes back; NodePID follows
-// the processes.
-func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
+// upForRestart brings a local3 cluster of helper processes up in a
+// temporary directory (brought down at cleanup) and returns the directory
+// and a context bounding the test.
+func upForRestart(t *testing.T) (string, context.Context) {
+	t.Helper()
 	dir := t.TempDir()
 	t.Cleanup(func() {
 		if _, err := cluster.Down(dir, 0); err != nil {
@@ -280,10 +280,32 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
+	t.Cleanup(cancel)
 	if _, err := cluster.Up(ctx, dir, helper("serve")); err != nil {
 		t.Fatal(err)
 	}
+	return dir, ctx
+}
+
+// killNode SIGKILLs the process of node id and returns its pid.
+func killNode(t *testing.T, dir, id string) int {
+	t.Helper()
+	pid, ok := cluster.NodePID(dir, id)
+	if !ok {
+		t.Fatalf("no pid for %s", id)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// TestUpOnlyRestartsOneNodeWhileAnotherIsStopped: Up with Only starts the
+// named node alone and waits for it alone, so a node killed while another
+// is frozen (SIGSTOP, answering no /healthz) comes back; NodePID follows
+// the processes.
+func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
+	dir, ctx := upForRestart(t)
 	frozen, ok := cluster.NodePID(dir, "b/s0")
 	if !ok {
 		t.Fatal("no pid for b/s0")
@@ -292,13 +314,7 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = syscall.Kill(frozen, syscall.SIGCONT) }()
-	killed, ok := cluster.NodePID(dir, "a/s1")
-	if !ok {
-		t.Fatal("no pid for a/s1")
-	}
-	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killed := killNode(t, dir, "a/s1")
 	opts := helper("serve")
 	// Up --only waits for a/s1 alone: a wait for the frozen b/s0 would use
 	// up the whole timeout. The timeout is generous because a -race node
@@ -329,24 +345,8 @@ func TestUpOnlyRestartsOneNodeWhileAnotherIsStopped(t *testing.T) {
 // process (linger) holds a/s1's pid file and HTTP address and exits on the
 // first /healthz poll, so Up always sees it running first.
 func TestUpRestartsANodeThatExitsWhileUpWaits(t *testing.T) {
-	dir := t.TempDir()
-	t.Cleanup(func() {
-		if _, err := cluster.Down(dir, 0); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
-	if _, err := cluster.Up(ctx, dir, helper("serve")); err != nil {
-		t.Fatal(err)
-	}
-	killed, ok := cluster.NodePID(dir, "a/s1")
-	if !ok {
-		t.Fatal("no pid for a/s1")
-	}
-	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	dir, ctx := upForRestart(t)
+	killed := killNode(t, dir, "a/s1")
 	// The first Up reaps its children: wait until a/s1's process is gone
 	// so that its HTTP port is free for the stand-in.
 	poll := time.NewTicker(10 * time.Millisecond)
