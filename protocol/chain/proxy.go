@@ -362,7 +362,14 @@ func (p *proxy) send(q *queued, r *protocol.Ready) {
 		geo = proto.Clone(q.put.Geo).(*pb.Geo)
 	}
 	geo.RemoteVersion = q.put.Version
-	r.Send(p.id, head, &pb.Put{Key: q.put.Key, Value: q.put.Value, Geo: geo})
+	put := &pb.Put{Key: q.put.Key, Value: q.put.Value, Geo: geo}
+	if p.layout.Sequenced {
+		// Numbered on arrival by this DC's sequencer, which passes it on
+		// to the head (chainreaction.txt §5: it orders every put).
+		r.Send(p.id, p.layout.Sequencer(p.id.DC()), &pb.SeqPut{Put: put})
+	} else {
+		r.Send(p.id, head, put)
+	}
 	r.Send(p.id, p.tail(q.put.Key), &pb.Stabilize{Client: string(p.id), ReqId: q.req, Key: q.put.Key, Version: q.put.Version})
 }
 

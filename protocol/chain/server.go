@@ -46,6 +46,9 @@ type ver struct {
 	// geo is the put's geo-replication metadata (nil when unknown: a
 	// version recovered from disk, shipped as depending on everything).
 	geo *pb.Geo
+	// seq is the number the DC's sequencer gave the put (0: none, or
+	// unknown; txn.go).
+	seq uint64
 }
 
 // item is a server's state for one key.
@@ -562,7 +565,7 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		return
 	}
 	if b.Geo.GetRemoteVersion() != 0 {
-		s.remotePut(b, c, full, i, r)
+		s.remotePut(b, seq, c, full, i, r)
 		return
 	}
 	it := s.get(b.Key)
@@ -596,7 +599,7 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 	if seq > b.MinVersion>>epochBits {
 		counter = seq
 	}
-	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo}
+	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo, seq: seq}
 	if !it.add(x) {
 		s.latePut(b, x, c, full, r)
 		return
@@ -626,7 +629,7 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
-	x := ver{v: b.Version, value: b.Value, geo: b.Geo}
+	x := ver{v: b.Version, value: b.Value, geo: b.Geo, seq: b.Seq}
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
@@ -674,6 +677,12 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
 		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
+	if s.layout.Geo && !s.localOrigin(x.v) {
+		// A successor that becomes head serves get-transactions at
+		// the number this DC gave a remote put (a local put's counter,
+		// at least its number, stands in for its own: seqOf).
+		u.Seq = x.seq
+	}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}
@@ -811,16 +820,21 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 	} else if value == nil {
 		value = []byte{}
 	}
-	stable := x.v <= it.stable
+	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
+		ChainIndex: uint32(i), Stable: s.stableFor(it, x.v)}, r)
+}
+
+// stableFor says whether a reply serving version v tells the session v
+// is stable (so that it drops its entry, §3.5).
+func (s *server) stableFor(it *item, v uint64) bool {
 	if s.layout.Geo {
 		// Under geo-replication an entry is garbage-collected only once
 		// Global-Write-Stable (chainreaction.txt §4.1).
 		// Only versions written in this DC are known so (their proxy
 		// learns it); a remote version's entry stays until the next put.
-		stable = x.v == 0 || (s.localOrigin(x.v) && x.v <= it.global)
+		return v == 0 || (s.localOrigin(v) && v <= it.global)
 	}
-	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
-		ChainIndex: uint32(i), Stable: stable}, r)
+	return v <= it.stable
 }
 
 // stabilize answers the blocking read of the dependency stabilization
