@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
 	"time"
@@ -176,6 +177,12 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 			}
 			return nil
 		})
+		_ = cfg.Storage.Scan("n/", func(rec storage.Record) error {
+			if it := s.items[rec.Key[2:]]; it != nil && len(rec.Value) == 8 && it.latest().v == rec.Version {
+				it.versions[len(it.versions)-1].seq = binary.BigEndian.Uint64(rec.Value)
+			}
+			return nil
+		})
 	}
 	return s
 }
@@ -208,10 +215,17 @@ func (s *server) seenFor(key string) []*pb.Seen {
 	return out
 }
 
-// persist makes x durable (synced before the Ready's messages).
+// persist makes x durable (synced before the Ready's messages), with its
+// sequence number when its counter does not stand for it (seqOf: a
+// remote version's, which a restarted head needs to serve
+// get-transactions).
 func persist(key string, x ver, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: x.v, Value: x.value}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: x.v}, true)
+	if x.seq != 0 && x.seq != x.v>>epochBits {
+		r.Write(storage.Write{Kind: storage.Put, Key: "n/" + key, Version: x.v, Value: binary.BigEndian.AppendUint64(nil, x.seq)}, true)
+		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "n/" + key, Version: x.v}, true)
+	}
 }
 
 // Replicas implements protocol.Inspector.
