@@ -40,8 +40,10 @@
 // protocol.PriorityLow. The tail marks the version DC-Write-Stable and
 // sends a StableAck up the chain.
 //
-// Every server persists (synced) each version it applies and the last put
-// of each client it has seen, and a restarted server keeps them.
+// Every server persists (synced) each version it applies (with its
+// sequence number when its counter does not stand for it: a remote
+// version's, txn.go) and the last put of each client it has seen, and a
+// restarted server keeps them.
 //
 // # Reads (§3.6, §3.7)
 //

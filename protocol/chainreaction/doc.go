@@ -124,7 +124,9 @@
 // read, at another head, that missed its dependency (scenario
 // geo_txn_remote_race); a head that dropped the version the snapshot asks
 // for (a newer remote version became stable) aborts, and the session
-// retries with a new snapshot (geo_txn_abort_retry). Sequence and version
+// retries with a new snapshot (geo_txn_abort_retry); a server persists a
+// remote version's number beside it, so that it serves get-transactions
+// after a restart (geo_txn_restart). Sequence and version
 // order may differ (a remote version, older by last-writer-wins than a
 // local one, numbered after it), hence a scan of every kept version. Every
 // remote put costs one more intra-DC hop (proxy -> sequencer -> head).
