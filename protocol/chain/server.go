@@ -308,7 +308,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
@@ -333,7 +333,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l)})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -465,7 +465,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
 			s.pushes++
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
 		// A push still unacknowledged from an earlier view is pushed again.
 		unacked := it.pushed != 0
@@ -474,7 +474,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
@@ -647,6 +647,9 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
+	} else if n := len(it.versions); n > 0 && it.versions[n-1].v == x.v && it.versions[n-1].seq == 0 {
+		// A version recovered without its number learns it again.
+		it.versions[n-1].seq = x.seq
 	}
 	if b.Push || b.Up {
 		it.dropped = true // a push carries the newest version only
@@ -690,17 +693,22 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		return
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
-	if s.layout.Geo && !s.localOrigin(x.v) {
-		// A successor that becomes head serves get-transactions at
-		// the number this DC gave a remote put (a local put's counter,
-		// at least its number, stands in for its own: seqOf).
-		u.Seq = x.seq
-	}
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo, Seq: s.wireSeq(x)}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}
 	r.Send(s.id, c[i+1], u)
+}
+
+// wireSeq is the sequence number an Update carries with x: a remote
+// version's, which a node that becomes head needs to serve
+// get-transactions (a local version's counter, at least its number,
+// stands in for its own: seqOf).
+func (s *server) wireSeq(x ver) uint64 {
+	if s.layout.Geo && !s.localOrigin(x.v) {
+		return x.seq
+	}
+	return 0
 }
 
 // becomeStable marks v stable at the tail and acknowledges it upward
