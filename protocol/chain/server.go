@@ -875,7 +875,15 @@ func (s *server) stabilize(from protocol.NodeID, b *pb.Stabilize, r *protocol.Re
 		r.Send(s.id, c[len(c)-1], b)
 		return
 	}
-	s.waiters[b.Key] = append(s.waiters[b.Key], waiter{from: from, msg: b})
+	ws := s.waiters[b.Key]
+	for j, w := range ws {
+		if w.msg.Client == b.Client && w.msg.ReqId == b.ReqId && w.msg.Version == b.Version {
+			// A retransmission waits once (answered where it came from).
+			ws[j] = waiter{from: from, msg: b}
+			return
+		}
+	}
+	s.waiters[b.Key] = append(ws, waiter{from: from, msg: b})
 }
 
 func (s *server) wake(key string, it *item, r *protocol.Ready) {
