@@ -73,9 +73,13 @@
 //   - Remote-proxies (§4.1.1): each DC's proxy (node p0, role
 //     remote-proxy) cuts what it logged every 5 ms into a remote-update
 //     (RemoteUpdate: first sequence number, rvp, puts), synced, then sends
-//     it to every other DC's proxy and resends it every 300 ms until that
-//     DC acknowledges (RemoteAck, the prefix of the origin's puts it has
-//     applied). A receiver delivers an origin's remote-updates in FIFO
+//     it to every other DC's proxy and resends it until that DC
+//     acknowledges (RemoteAck, the prefix of the origin's puts it has
+//     applied), 300 ms after sending it, then after twice the last wait
+//     each time, up to 2.4 s (as it resends a queued put to its head and
+//     tail, below): resends of every outstanding batch and put every
+//     300 ms outgrew what loaded nodes could serve, and the DCs never
+//     converged. A receiver delivers an origin's remote-updates in FIFO
 //     order, once it has delivered from every third DC what the origin had
 //     when it cut the batch (the reading notes' rule: local[i] = m[i],
 //     local[l] ≥ m[l] for l ≠ i, j; then local[i] = m[i] + n).
