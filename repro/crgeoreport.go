@@ -182,8 +182,8 @@ func (k *crRunner) writeGeo(p printer, figs map[string]figure) {
 		"takes the sequencer's hop (§5) and k = 2 nodes. One proxy and one sequencer per DC, at %v per message, see "+
 		"every put (Ship, ShipAck, the remote put through the sequencer, its Stabilize), so writes queue there: put p50 "+
 		"%.0f ms in A and %.0f ms in B, while gets stay at %.1f and %.1f ms. CR-COPS's puts wait for the proxy's log too "+
-		"(its tail answers only logged versions) and all its reads go to the tail, so it does not get ahead in A and F "+
-		"by as much as in the paper. Against FAWN-KV 4 ChainReaction's gain spans %s to %s where the paper's spans +1,028%% to +3,012%% "+
+		"(its tail answers only logged versions) and all its reads go to the tail, so here it is not ahead in A and F "+
+		"as it is in the paper. Against FAWN-KV 4 ChainReaction's gain spans %s to %s where the paper's spans +1,028%% to +3,012%% "+
 		"(11–31×): with %v per message our servers, not the 120 ms round trip, bound ChainReaction (%.0f ops/s "+
 		"on 8 servers in C), while FAWN-KV 4's clients near its tails' DC read at local speed; the paper's servers were "+
 		"fast against its WAN, so there FAWN-KV's WAN-bound reads and writes fell 11–31× behind.\n\n",
