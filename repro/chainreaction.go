@@ -15,8 +15,8 @@ import (
 
 // ChainReaction's reproduction (chainreaction.txt §7): the single-site
 // throughput and latency of Figs. 2–4 against Cassandra-E and FAWN-KV,
-// the get-transactions of Figs. 8–9, the node failures of Fig. 10, and
-// the geo figures (5–7, 11) once the geo protocols exist.
+// the get-transactions of Figs. 8–9 (on one site and on two DCs), the
+// node failures of Fig. 10, and the geo figures 5–7 and 11 (crgeo.go).
 
 // CROptions configure `repro chainreaction`; Options' Dir, Duration,
 // ServiceTime, Cost, Seed and the callbacks apply as for Karma.
@@ -31,6 +31,9 @@ type CROptions struct {
 	FailDuration, FailAt time.Duration
 	// FailThreads is Fig. 10's client threads (default 100, §7.4's).
 	FailThreads int
+	// Figures selects the groups of figures to run, comma-separated
+	// (CRFigureGroups; "" or "all": every one).
+	Figures string
 }
 
 func (o CROptions) withDefaults() CROptions {
@@ -80,8 +83,10 @@ type crRunner struct {
 	fail map[string]map[string]*run
 	// failNode names the node killed in each zone.
 	failNode map[string]protocol.NodeID
-	// geo says why the geo figures were not run ("" when they were).
-	geo string
+	// figs are the figure groups selected (CROptions.Figures).
+	figs map[string]bool
+	// g holds the geo figures (crgeo.go).
+	g *crGeo
 }
 
 var crYCSB = []string{"a", "b", "c", "d", "f"}
@@ -122,25 +127,39 @@ func chainReaction(opts CROptions) (*crRunner, error) {
 		ycsb: map[string]map[string]*run{}, single: map[string]map[string]*run{}, txn: map[string]*run{},
 		fail: map[string]map[string]*run{}, failNode: map[string]protocol.NodeID{}}
 	k.simulate = k.sim
-	if _, err := protocol.Lookup(crCOPS); err != nil {
-		k.geo = "not built yet: `cr-cops` and ChainReaction's §4 geo-replication are not registered in this build"
-	} else {
-		k.geo = "not run yet: `cr-cops` is registered, but this report does not drive the geo figures yet"
+	if k.figs, err = parseFigures(opts.Figures); err != nil {
+		return nil, err
 	}
+	geo, err := geoSystems()
+	if err != nil {
+		return nil, err
+	}
+	k.g = &crGeo{systems: geo, ycsb: map[string]map[string]*run{}, single: map[string]map[string]*run{},
+		meta: map[string]map[string]*run{}, txn: map[string]*run{}}
 	single := len(k.site) - 1 // fawn-kv-6 is in Fig. 2a only
-	k.total = len(k.site)*len(crYCSB) + single*len(workload.CRSingleObjectMixes) +
-		len(workload.CRTxnMixes) + 2*len(crFailMixes)
+	if k.figs["site"] {
+		k.total += len(k.site)*len(crYCSB) + single*len(workload.CRSingleObjectMixes)
+	}
+	if k.figs["txn"] {
+		k.total += len(workload.CRTxnMixes)
+	}
+	if k.figs["fail"] {
+		k.total += 2 * len(crFailMixes)
+	}
+	k.total += k.geoRuns()
 	if err := os.MkdirAll(filepath.Join(opts.Dir, RunsDir), 0o755); err != nil {
 		return nil, err
 	}
-	if err := k.runSite(); err != nil {
-		return nil, err
-	}
-	if err := k.runTxn(); err != nil {
-		return nil, err
-	}
-	if err := k.runFailures(); err != nil {
-		return nil, err
+	for _, g := range []struct {
+		name string
+		run  func() error
+	}{{"site", k.runSite}, {"txn", k.runTxn}, {"txn", k.runGeoTxn}, {"fail", k.runFailures}, {"geo", k.runGeo}, {"meta", k.runMeta}} {
+		if !k.figs[g.name] {
+			continue
+		}
+		if err := g.run(); err != nil {
+			return nil, err
+		}
 	}
 	figs, err := k.crPlots()
 	if err != nil {

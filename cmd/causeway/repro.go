@@ -26,8 +26,8 @@ passed.
 Papers: karma (karma.txt §6: Figs. 7–12, the cost analysis of §6.4 and the
 object sizes of §6.5), c3 (c3.txt §5: Figs. 1–3 and Table 3), k2 (k2.txt
 §VII: Figs. 8 and 9, the TAO workload, write latency and staleness),
-chainreaction (chainreaction.txt §7: Figs. 2–4, 8–10; the geo figures once
-the geo protocols exist).`,
+chainreaction (chainreaction.txt §7: Figs. 2–11, on one site and on two
+DCs).`,
 	}
 	cmd.AddCommand(reproKarmaCmd(), reproC3Cmd(), reproK2Cmd(), reproChainReactionCmd())
 	return cmd

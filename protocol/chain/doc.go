@@ -40,8 +40,10 @@
 // protocol.PriorityLow. The tail marks the version DC-Write-Stable and
 // sends a StableAck up the chain.
 //
-// Every server persists (synced) each version it applies and the last put
-// of each client it has seen, and a restarted server keeps them.
+// Every server persists (synced) each version it applies (with its
+// sequence number when its counter does not stand for it: a remote
+// version's, txn.go) and the last put of each client it has seen, and a
+// restarted server keeps them.
 //
 // # Reads (§3.6, §3.7)
 //
@@ -97,23 +99,31 @@
 //
 // # Sequencer and get-transactions (chainreaction.txt §5)
 //
-// With Mode.Sequencer, on a single-site domain only (Layout.Sequenced:
-// under Geo there is no sequencer, sessions put to the heads and read_txn
-// answers ErrUnsupported), the domain has a sequencer node (RoleSequencer,
-// "q0" beside the master) that numbers every put: the session sends its
-// put to the sequencer (SeqPut), which takes the next tick of its clock
+// With Mode.Sequencer (Layout.Sequenced) the domain has a sequencer node
+// (RoleSequencer, "q0" beside the master; under Geo one "q0" in every
+// DC) that numbers every put: the session sends its put to its DC's
+// sequencer (SeqPut), which takes the next tick of its clock
 // (max(clock+1, now in µs)) as the put's sequence number and forwards it
-// to the head, where it becomes the counter of the put's version. A put
+// to the head, where it becomes the counter of the put's version; the
+// head keeps the number with the version (ver.seq). Under Geo a DC's
+// remote-proxy sends each remote put it applies through its own DC's
+// sequencer too, which numbers it on arrival: the head keeps that number
+// beside the origin's version (Update.seq carries it down the chain, for
+// a successor that becomes head), so that a snapshot of the DC holds a
+// remote put only if it arrived before the snapshot was taken, after its
+// dependencies (package chainreaction, "Get-transactions under
+// geo-replication"). A put
 // that reaches the head after a newer version of its key (§5's "late
 // PUT") is overwritten at once and answered as any put. A get-transaction
 // asks the sequencer for a snapshot (SeqRequest: the clock, which every
 // earlier put's number is at or below and every later one above) and
 // reads each key at the head of its chain (HeadRead): the head serves the
-// newest version whose counter is at or below the snapshot, and aborts the
-// read when it has dropped that version (a head keeps the newest stable
-// version and every newer one) or when it is older than the version the
-// session knows; the session then takes a new snapshot and reissues every
-// read (txn.go, sequencer.go, package chainreaction).
+// newest version (in version order) of those numbered at or below the
+// snapshot, and aborts the read when it has dropped that version (a head
+// keeps the newest stable version and every newer one), when it is older
+// than the version the session knows, or when a remote version's number
+// is unknown (recovered from disk); the session then takes a new snapshot
+// and reissues every read (txn.go, sequencer.go, package chainreaction).
 //
 // # Answers to sessions
 //
@@ -142,7 +152,8 @@
 //	Put            session -> head                 key, value, ids, entry (~45 B + value)
 //	PutReply       node k -> session, or -> entry  ids, version, index (~30 B; +client
 //	               -> session when relayed        ~10 B)
-//	Update         node -> successor (or up)       key, version, value, ids, epoch, entry (~55 B + value)
+//	Update         node -> successor (or up)       key, version, value, ids, epoch, entry (~55 B + value;
+//	                                               Geo: + a remote version's seq, ~5 B)
 //	PushAck        successor -> pusher             key, version (~20 B)
 //	KAck           node k -> predecessors          key, version (~20 B)
 //	StableAck      tail -> predecessors            key, version (~20 B)
@@ -162,7 +173,9 @@
 //	RemoteUpdate   proxy -> other DCs' proxies     first, rvp, puts (Geo only)
 //	RemoteAck      proxy -> origin's proxy         prefix (~5 B)
 //	GlobalStable   proxy -> tail -> predecessors   key, version (~20 B)
-//	SeqPut         session -> sequencer -> head    a Put and its sequence number (~50 B + value)
+//	SeqPut         session -> sequencer -> head    a Put and its sequence number (~50 B + value);
+//	               (Geo: also proxy -> sequencer  the remote put's Put, geo and remote
+//	               -> head)                       version (~60 B + value)
 //	SeqRequest     session -> sequencer            ids, keys (~10 B + keys)
 //	SeqReply       sequencer -> session            ids, a snapshot per key (~10 B + 5 B per key)
 //	HeadRead       session -> head                 ids, key, snapshot, min_version (~35 B)

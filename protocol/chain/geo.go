@@ -169,10 +169,11 @@ func (s *server) flushReplies(key string, it *item, r *protocol.Ready) {
 
 // remotePut applies, at the head, a put a remote-proxy delivers: at its
 // origin's version if newer than what the head holds, else it is
-// discarded (§4.1.2; last-writer-wins for concurrent writes, §4.3).
-func (s *server) remotePut(b *pb.Put, c []protocol.NodeID, full, i int, r *protocol.Ready) {
+// discarded (§4.1.2; last-writer-wins for concurrent writes, §4.3). seq
+// is the number this DC's sequencer gave it on arrival (0: none).
+func (s *server) remotePut(b *pb.Put, seq uint64, c []protocol.NodeID, full, i int, r *protocol.Ready) {
 	it := s.get(b.Key)
-	x := ver{v: b.Geo.RemoteVersion, value: b.Value, geo: b.Geo}
+	x := ver{v: b.Geo.RemoteVersion, value: b.Value, geo: b.Geo, seq: seq}
 	if !it.add(x) {
 		return
 	}

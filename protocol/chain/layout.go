@@ -40,9 +40,10 @@ type Layout struct {
 	// logged versions, so that a client never depends on a version that
 	// could be shipped after its own next put.
 	LoggedTail bool
-	// Sequenced (chainreaction, single site): a sequencer numbers every
-	// put and snapshots get-transactions (sequencer.go, chainreaction.txt
-	// §5); the sessions send it their puts.
+	// Sequenced (chainreaction): a sequencer numbers every put and
+	// snapshots get-transactions (sequencer.go, chainreaction.txt §5); the
+	// sessions send it their puts, and under Geo each DC has its own,
+	// through which its remote-proxy applies remote puts.
 	Sequenced bool
 	// dcIndex numbers the DCs in declared order.
 	dcIndex map[string]int

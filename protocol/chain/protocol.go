@@ -62,7 +62,7 @@ func (p *Protocol) Layout(t *topology.Topology) *Layout {
 	l := NewLayout(t, k)
 	l.Geo = p.mode.Geo != nil && p.mode.Geo(t)
 	l.LoggedTail = l.Geo && p.mode.LoggedTail
-	l.Sequenced = p.mode.Sequencer && !l.Geo
+	l.Sequenced = p.mode.Sequencer
 	return l
 }
 
@@ -75,8 +75,10 @@ func (p *Protocol) Validate(t *topology.Topology) error {
 }
 
 // Nodes implements protocol.Protocol: every DC's servers (RoleStorage),
-// one master (RoleMaster) in the first DC and, with Mode.Sequencer, one
-// sequencer (RoleSequencer) beside it.
+// one master (RoleMaster) in the first DC, under Geo a remote-proxy
+// (RoleProxy) per DC and, with Mode.Sequencer, a sequencer
+// (RoleSequencer) per DC under Geo (chainreaction.txt §5: "local to each
+// datacenter"), else one beside the master.
 func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	l := p.Layout(t)
 	var out []protocol.NodeSpec
@@ -90,7 +92,9 @@ func (p *Protocol) Nodes(t *topology.Topology) []protocol.NodeSpec {
 	}
 	out = append(out, protocol.NodeSpec{ID: l.Master(), Role: RoleMaster})
 	if l.Sequenced {
-		out = append(out, protocol.NodeSpec{ID: l.Sequencer(), Role: RoleSequencer})
+		for _, d := range l.SequencedDCs() {
+			out = append(out, protocol.NodeSpec{ID: l.Sequencer(d), Role: RoleSequencer})
+		}
 	}
 	return out
 }

@@ -30,6 +30,37 @@ const (
 type batch struct {
 	first uint64
 	msg   *pb.RemoteUpdate
+	// resend paces its retransmissions.
+	resend backoff
+}
+
+// backoff paces the retransmissions of one message: the first after
+// ResendEvery, then each wait twice the last, up to maxResendWait, so that
+// a backlog (a slow tail, a congested link) is not multiplied by resends
+// of everything outstanding every ResendEvery.
+type backoff struct {
+	at, wait time.Duration
+}
+
+// maxResendWait bounds a proxy's wait between retransmissions of one
+// batch or put.
+const maxResendWait = 8 * ResendEvery
+
+// start arms the first retransmission at now + ResendEvery.
+func (b *backoff) start(now time.Duration) {
+	b.wait = ResendEvery
+	b.at = now + b.wait
+}
+
+// due says whether a retransmission is due at now, and if so arms the
+// next one.
+func (b *backoff) due(now time.Duration) bool {
+	if now < b.at {
+		return false
+	}
+	b.wait = min(2*max(b.wait, ResendEvery/2), maxResendWait)
+	b.at = now + b.wait
+	return true
 }
 
 // shipAck is the acknowledgement due to the tail that shipped a put.
@@ -44,6 +75,7 @@ type queued struct {
 	seq    uint64
 	put    *pb.RemotePut
 	req    uint64 // the Stabilize's request id once applied (0: waiting)
+	resend backoff
 }
 
 // proxy is a DC's remote-proxy (chainreaction.txt §4.1): it logs the
@@ -77,6 +109,8 @@ type proxy struct {
 	queue     []*queued
 	reqID     uint64
 	ticking   bool
+	// now is the time of the input being handled.
+	now time.Duration
 }
 
 func newProxy(l *Layout, cfg protocol.NodeConfig) *proxy {
@@ -142,8 +176,9 @@ func (p *proxy) arm(r *protocol.Ready) {
 }
 
 // Step implements protocol.Node.
-func (p *proxy) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+func (p *proxy) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	p.now = now
 	if p.c.OnView(m) {
 		return r
 	}
@@ -201,7 +236,9 @@ func (p *proxy) cut(r *protocol.Ready) {
 	// have its new puts taken for duplicates and dropped.
 	r.Write(storage.Write{Kind: storage.Put, Key: nextKey, Version: p.next}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: nextKey, Version: p.next}, true)
-	p.batches = append(p.batches, batch{first: u.First, msg: u})
+	b := batch{first: u.First, msg: u}
+	b.resend.start(p.now)
+	p.batches = append(p.batches, b)
 	for _, a := range p.openAck {
 		r.Send(p.id, a.to, a.ack)
 	}
@@ -339,6 +376,7 @@ func (p *proxy) apply(r *protocol.Ready) {
 		}
 		p.reqID++
 		q.req = p.reqID
+		q.resend.start(p.now)
 		p.send(q, r)
 	}
 }
@@ -362,7 +400,14 @@ func (p *proxy) send(q *queued, r *protocol.Ready) {
 		geo = proto.Clone(q.put.Geo).(*pb.Geo)
 	}
 	geo.RemoteVersion = q.put.Version
-	r.Send(p.id, head, &pb.Put{Key: q.put.Key, Value: q.put.Value, Geo: geo})
+	put := &pb.Put{Key: q.put.Key, Value: q.put.Value, Geo: geo}
+	if p.layout.Sequenced {
+		// Numbered on arrival by this DC's sequencer, which passes it on
+		// to the head (chainreaction.txt §5: it orders every put).
+		r.Send(p.id, p.layout.Sequencer(p.id.DC()), &pb.SeqPut{Put: put})
+	} else {
+		r.Send(p.id, head, put)
+	}
 	r.Send(p.id, p.tail(q.put.Key), &pb.Stabilize{Client: string(p.id), ReqId: q.req, Key: q.put.Key, Version: q.put.Version})
 }
 
@@ -399,8 +444,9 @@ func (p *proxy) advance(o int, r *protocol.Ready) {
 
 // Tick implements protocol.Node: cutting batches, and retransmissions of
 // unacknowledged batches and of applied puts not yet stable.
-func (p *proxy) Tick(_ time.Duration, token uint64) protocol.Ready {
+func (p *proxy) Tick(now time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	p.now = now
 	if token == tokBatch {
 		p.cutting = false
 		p.cut(&r)
@@ -408,19 +454,20 @@ func (p *proxy) Tick(_ time.Duration, token uint64) protocol.Ready {
 		return r
 	}
 	p.ticking = false
-	for d := range p.dcs {
-		if d == p.me {
+	for i := range p.batches {
+		b := &p.batches[i]
+		if !b.resend.due(now) {
 			continue
 		}
-		for _, b := range p.batches {
-			if b.first+uint64(len(b.msg.Puts)) > p.acked[d] {
+		for d := range p.dcs {
+			if d != p.me && b.first+uint64(len(b.msg.Puts)) > p.acked[d] {
 				r.Send(p.id, p.layout.Proxy(p.dcs[d]), b.msg)
 			}
 		}
 	}
 	suspected := map[protocol.NodeID]bool{}
 	for _, q := range p.queue {
-		if q.req == 0 {
+		if q.req == 0 || !q.resend.due(now) {
 			continue
 		}
 		if t := p.tail(q.put.Key); !suspected[t] {

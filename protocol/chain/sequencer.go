@@ -15,10 +15,22 @@ import (
 // datacenter" that orders every put and the reads of get-transactions).
 const RoleSequencer protocol.Role = "sequencer"
 
-// Sequencer is the sequencer node of the domain (in the first DC, beside
-// the master: today a multi-DC topology runs one chain domain).
-func (l *Layout) Sequencer() protocol.NodeID {
-	return protocol.MakeNodeID(l.topo.Datacenters[0].Name, "q0")
+// Sequencer is the sequencer that numbers the puts and get-transactions
+// of DC dc's chains: under Geo each DC's own, else the domain's one, in
+// the first DC beside the master (one chain domain spans the DCs).
+func (l *Layout) Sequencer(dc string) protocol.NodeID {
+	if !l.Geo {
+		dc = l.topo.Datacenters[0].Name
+	}
+	return protocol.MakeNodeID(dc, "q0")
+}
+
+// SequencedDCs are the DCs that have a sequencer.
+func (l *Layout) SequencedDCs() []string {
+	if !l.Geo {
+		return []string{l.topo.Datacenters[0].Name}
+	}
+	return l.DCs()
 }
 
 // seqRec is the last put of a client the sequencer has sequenced.
@@ -132,6 +144,13 @@ func (q *sequencer) Step(now time.Duration, m protocol.Message) protocol.Ready {
 // is reported to the master (whose answer is a newer view).
 func (q *sequencer) put(now time.Duration, from protocol.NodeID, b *pb.SeqPut, r *protocol.Ready) {
 	p := b.Put
+	if p != nil && p.Geo.GetRemoteVersion() != 0 && from == q.c.Layout.Proxy(q.id.DC()) {
+		// A remote put this DC's remote-proxy applies: numbered on
+		// arrival, like a local put (a retransmission gets a new number;
+		// the head keeps the first copy it applies).
+		q.forward(p, q.tick(now, true, r), r)
+		return
+	}
 	if p == nil || p.Client == "" || protocol.NodeID(p.Client) != from {
 		return
 	}
@@ -150,7 +169,16 @@ func (q *sequencer) put(now time.Duration, from protocol.NodeID, b *pb.SeqPut, r
 		rec = seqRec{req: p.ReqId, seq: q.tick(now, true, r)}
 		q.lastPut[p.Client] = rec
 	}
+	q.forward(p, rec.seq, r)
+}
+
+// forward sends put p, numbered seq, to the head of its chain.
+func (q *sequencer) forward(p *pb.Put, seq uint64, r *protocol.Ready) {
+	c, _ := q.c.Chain(p.Key)
+	if len(c) == 0 {
+		return
+	}
 	fwd := proto.Clone(p).(*pb.Put)
 	fwd.Entry = string(q.id)
-	r.Send(q.id, c[0], &pb.SeqPut{Put: fwd, Seq: rec.seq})
+	r.Send(q.id, c[0], &pb.SeqPut{Put: fwd, Seq: seq})
 }

@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
 	"time"
@@ -46,6 +47,9 @@ type ver struct {
 	// geo is the put's geo-replication metadata (nil when unknown: a
 	// version recovered from disk, shipped as depending on everything).
 	geo *pb.Geo
+	// seq is the number the DC's sequencer gave the put (0: none, or
+	// unknown; txn.go).
+	seq uint64
 }
 
 // item is a server's state for one key.
@@ -173,6 +177,12 @@ func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 			}
 			return nil
 		})
+		_ = cfg.Storage.Scan("n/", func(rec storage.Record) error {
+			if it := s.items[rec.Key[2:]]; it != nil && len(rec.Value) == 8 && it.latest().v == rec.Version {
+				it.versions[len(it.versions)-1].seq = binary.BigEndian.Uint64(rec.Value)
+			}
+			return nil
+		})
 	}
 	return s
 }
@@ -205,10 +215,17 @@ func (s *server) seenFor(key string) []*pb.Seen {
 	return out
 }
 
-// persist makes x durable (synced before the Ready's messages).
+// persist makes x durable (synced before the Ready's messages), with its
+// sequence number when its counter does not stand for it (seqOf: a
+// remote version's, which a restarted head needs to serve
+// get-transactions).
 func persist(key string, x ver, r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: x.v, Value: x.value}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: x.v}, true)
+	if x.seq != 0 && x.seq != x.v>>epochBits {
+		r.Write(storage.Write{Kind: storage.Put, Key: "n/" + key, Version: x.v, Value: binary.BigEndian.AppendUint64(nil, x.seq)}, true)
+		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "n/" + key, Version: x.v}, true)
+	}
 }
 
 // Replicas implements protocol.Inspector.
@@ -291,7 +308,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
@@ -316,7 +333,7 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		s.dirty = true
 		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l)})
 		if it.retries >= suspectAfter && !suspected[next] {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
@@ -448,7 +465,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
 			s.pushes++
-			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
 		// A push still unacknowledged from an earlier view is pushed again.
 		unacked := it.pushed != 0
@@ -457,7 +474,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
@@ -562,7 +579,7 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		return
 	}
 	if b.Geo.GetRemoteVersion() != 0 {
-		s.remotePut(b, c, full, i, r)
+		s.remotePut(b, seq, c, full, i, r)
 		return
 	}
 	it := s.get(b.Key)
@@ -596,7 +613,7 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 	if seq > b.MinVersion>>epochBits {
 		counter = seq
 	}
-	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo}
+	x := ver{v: s.newVersion(counter), value: b.Value, geo: b.Geo, seq: seq}
 	if !it.add(x) {
 		s.latePut(b, x, c, full, r)
 		return
@@ -626,10 +643,13 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
-	x := ver{v: b.Version, value: b.Value, geo: b.Geo}
+	x := ver{v: b.Version, value: b.Value, geo: b.Geo, seq: b.Seq}
 	if it.add(x) {
 		persist(b.Key, x, r)
 		r.VisibleVersion(b.Key, x.value, x.v)
+	} else if n := len(it.versions); n > 0 && it.versions[n-1].v == x.v && it.versions[n-1].seq == 0 {
+		// A version recovered without its number learns it again.
+		it.versions[n-1].seq = x.seq
 	}
 	if b.Push || b.Up {
 		it.dropped = true // a push carries the newest version only
@@ -673,11 +693,22 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		return
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo, Seq: s.wireSeq(x)}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}
 	r.Send(s.id, c[i+1], u)
+}
+
+// wireSeq is the sequence number an Update carries with x: a remote
+// version's, which a node that becomes head needs to serve
+// get-transactions (a local version's counter, at least its number,
+// stands in for its own: seqOf).
+func (s *server) wireSeq(x ver) uint64 {
+	if s.layout.Geo && !s.localOrigin(x.v) {
+		return x.seq
+	}
+	return 0
 }
 
 // becomeStable marks v stable at the tail and acknowledges it upward
@@ -811,16 +842,21 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 	} else if value == nil {
 		value = []byte{}
 	}
-	stable := x.v <= it.stable
+	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
+		ChainIndex: uint32(i), Stable: s.stableFor(it, x.v)}, r)
+}
+
+// stableFor says whether a reply serving version v tells the session v
+// is stable (so that it drops its entry, §3.5).
+func (s *server) stableFor(it *item, v uint64) bool {
 	if s.layout.Geo {
 		// Under geo-replication an entry is garbage-collected only once
 		// Global-Write-Stable (chainreaction.txt §4.1).
 		// Only versions written in this DC are known so (their proxy
 		// learns it); a remote version's entry stays until the next put.
-		stable = x.v == 0 || (s.localOrigin(x.v) && x.v <= it.global)
+		return v == 0 || (s.localOrigin(v) && v <= it.global)
 	}
-	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
-		ChainIndex: uint32(i), Stable: stable}, r)
+	return v <= it.stable
 }
 
 // stabilize answers the blocking read of the dependency stabilization
@@ -839,7 +875,15 @@ func (s *server) stabilize(from protocol.NodeID, b *pb.Stabilize, r *protocol.Re
 		r.Send(s.id, c[len(c)-1], b)
 		return
 	}
-	s.waiters[b.Key] = append(s.waiters[b.Key], waiter{from: from, msg: b})
+	ws := s.waiters[b.Key]
+	for j, w := range ws {
+		if w.msg.Client == b.Client && w.msg.ReqId == b.ReqId && w.msg.Version == b.Version {
+			// A retransmission waits once (answered where it came from).
+			ws[j] = waiter{from: from, msg: b}
+			return
+		}
+	}
+	s.waiters[b.Key] = append(ws, waiter{from: from, msg: b})
 }
 
 func (s *server) wake(key string, it *item, r *protocol.Ready) {

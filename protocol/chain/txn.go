@@ -49,7 +49,7 @@ func (s *server) headRead(from protocol.NodeID, b *pb.HeadRead, r *protocol.Read
 		it = &item{}
 	}
 	reply := &pb.HeadReadReply{ReqId: b.ReqId, Attempt: b.Attempt, Key: b.Key}
-	x, ok := it.atSnapshot(b.Snapshot)
+	x, ok := s.atSnapshot(it, b.Snapshot)
 	if !ok || x.v < b.MinVersion {
 		reply.Abort = true
 		r.Send(s.id, from, reply)
@@ -61,20 +61,49 @@ func (s *server) headRead(from protocol.NodeID, b *pb.HeadRead, r *protocol.Read
 	} else if reply.Value == nil {
 		reply.Value = []byte{}
 	}
-	reply.Version, reply.Stable = x.v, x.v <= it.stable
+	reply.Version, reply.Stable = x.v, s.stableFor(it, x.v)
 	r.Send(s.id, from, reply)
 }
 
-// atSnapshot is the newest version sequenced at or below snap (the
-// key's initial value, version 0, when it has none and never dropped
-// one); false when that version was dropped.
-func (it *item) atSnapshot(snap uint64) (ver, bool) {
+// atSnapshot is the key's value at snapshot snap: the newest version
+// (in version order) of those sequenced at or below snap, or the key's
+// initial value, version 0, when there is none and the head never dropped
+// one; false when that version was dropped, or a version's number is
+// unknown. Under geo-replication a remote put's number is the one this
+// DC's sequencer gave it on arrival, not its origin's: a snapshot then
+// holds a remote put only if it reached this DC's sequencer before the
+// snapshot was taken, when its dependencies were applied here already
+// (the remote-proxy applies a put after its dependencies), so every
+// snapshot is a causal cut of this DC. Sequence order and version order
+// may then differ (a remote version ordered before a local one by
+// last-writer-wins may be numbered after it), hence the scan over every
+// kept version.
+func (s *server) atSnapshot(it *item, snap uint64) (ver, bool) {
 	for i := len(it.versions) - 1; i >= 0; i-- {
-		if it.versions[i].v>>epochBits <= snap {
+		seq, known := s.seqOf(it.versions[i])
+		if !known {
+			return ver{}, false
+		}
+		if seq <= snap {
 			return it.versions[i], true
 		}
 	}
 	return ver{}, !it.dropped
+}
+
+// seqOf is the number this DC's sequencer gave version x: the one it
+// carries or, when it carries none (recovered from disk, or written
+// without a sequencer), its counter if it was written in this DC (a
+// put's counter is at least its number); a remote version's is then
+// unknown (false).
+func (s *server) seqOf(x ver) (uint64, bool) {
+	if x.seq != 0 {
+		return x.seq, true
+	}
+	if !s.layout.Geo || s.localOrigin(x.v) {
+		return x.v >> epochBits, true
+	}
+	return 0, false
 }
 
 // latePut handles, at the head, a put the sequencer numbered before the

@@ -2,8 +2,8 @@
 // EuroSys 2013; chainreaction.txt §3–§5), a causal+ key-value store on a
 // variant of chain replication, on the reusable core of package chain,
 // and its baseline cr-cops (§7.2). It implements the single-site protocol
-// (§3), geo-replication (§4) and single-site get-transactions (§5); see
-// "Not yet built" for §5's geo path.
+// (§3), geo-replication (§4) and get-transactions (§5), on one site and
+// geo-replicated.
 //
 // # What it implements
 //
@@ -28,13 +28,15 @@
 //     version → max(chainIndex, tindex), iii) newer → tindex. "pversion",
 //     never defined, is the entry's version.
 //   - Get-transactions (§5, package chain's sequencer.go and txn.go, txn.go
-//     here): a sequencer beside the master numbers every put (the session
-//     sends its put there, the sequencer forwards it to the head, and the
-//     number becomes the version's counter) and gives a get-transaction
-//     its snapshot; the session reads every key at its chain's head, which
-//     returns the newest version numbered at or below the snapshot (heads
-//     keep every version newer than the newest stable one, and that one:
-//     the multiversion of §6), or aborts when it has dropped that version;
+//     here): a sequencer (node q0, beside the master on one site, one per
+//     DC under geo-replication) numbers every put (the session sends its
+//     put there, the sequencer forwards it to the head, and the number
+//     becomes the version's counter and is kept with the version) and
+//     gives a get-transaction its snapshot; the session reads every key at
+//     its chain's head, which returns the newest version numbered at or
+//     below the snapshot (heads keep every version newer than the newest
+//     stable one, and that one: the multiversion of §6), or aborts when it
+//     has dropped that version;
 //     on an abort the session takes a new snapshot and reissues every
 //     read. Each read updates the metadata as a get served by the head
 //     (chain index 0). The reply's metric txn_aborts counts the aborted
@@ -71,9 +73,13 @@
 //   - Remote-proxies (§4.1.1): each DC's proxy (node p0, role
 //     remote-proxy) cuts what it logged every 5 ms into a remote-update
 //     (RemoteUpdate: first sequence number, rvp, puts), synced, then sends
-//     it to every other DC's proxy and resends it every 300 ms until that
-//     DC acknowledges (RemoteAck, the prefix of the origin's puts it has
-//     applied). A receiver delivers an origin's remote-updates in FIFO
+//     it to every other DC's proxy and resends it until that DC
+//     acknowledges (RemoteAck, the prefix of the origin's puts it has
+//     applied), 300 ms after sending it, then after twice the last wait
+//     each time, up to 2.4 s (as it resends a queued put to its head and
+//     tail, below): resends of every outstanding batch and put every
+//     300 ms outgrew what loaded nodes could serve, and the DCs never
+//     converged. A receiver delivers an origin's remote-updates in FIFO
 //     order, once it has delivered from every third DC what the origin had
 //     when it cut the batch (the reading notes' rule: local[i] = m[i],
 //     local[l] ≥ m[l] for l ≠ i, j; then local[i] = m[i] + n).
@@ -81,9 +87,11 @@
 //     the proxy's queue while any put queued before it has a reply filter
 //     its dependency filter contains (the session's filter of every key in
 //     its metadata; 163 bits, 3 hashes, 10% false positives at 34 keys);
-//     then the proxy sends it to the local head (Put with remote_version),
-//     which applies it at the origin's version if newer than what it
-//     holds, else discards it (§4.3), and asks the tail (Stabilize) to
+//     then the proxy sends it to the local head (Put with remote_version)
+//     through its DC's sequencer (SeqPut), which numbers it on arrival
+//     (see "Get-transactions under geo-replication"); the head applies it
+//     at the origin's version if newer than what it holds, else discards
+//     it (§4.3), and the proxy asks the tail (Stabilize) to
 //     answer once the key is stable at that version or a newer one. Then
 //     the put leaves the queue, and the proxy acknowledges its origin.
 //   - Global-Write-Stable (§4.1): once every other DC acknowledged a put,
@@ -99,6 +107,34 @@
 //     DC is down); the checker accepts it, since no client of another DC
 //     could have read them.
 //
+// # Get-transactions under geo-replication (§5's last paragraph)
+//
+// Each DC has its own sequencer (§5: "local to each datacenter"), which
+// numbers the puts of that DC's sessions and, on arrival, every remote
+// put the DC's remote-proxy applies: the proxy sends it through the
+// sequencer (SeqPut with remote_version), which forwards it, numbered,
+// to the head. The head keeps that number with the version (Update.seq
+// carries it down the chain for a successor that becomes head), while the
+// version stays the origin's (last-writer-wins compares versions alike in
+// every DC). A get-transaction runs wholly in its session's DC: its
+// snapshot is that DC's sequencer clock, and each head returns the newest
+// version (in version order) among those this DC numbered at or below
+// it. A remote put is thus in a snapshot only if it reached the DC's
+// sequencer before the snapshot was taken, and the proxy sends it there
+// only once its dependencies are applied in the DC (the bloom-filter
+// queue, then the tail's Stabilize), so each snapshot is a causal cut of
+// the DC. Comparing the snapshot with the origin's counter instead would
+// let a head serve a remote put that arrived after the snapshot beside a
+// read, at another head, that missed its dependency (scenario
+// geo_txn_remote_race); a head that dropped the version the snapshot asks
+// for (a newer remote version became stable) aborts, and the session
+// retries with a new snapshot (geo_txn_abort_retry); a server persists a
+// remote version's number beside it, so that it serves get-transactions
+// after a restart (geo_txn_restart). Sequence and version
+// order may differ (a remote version, older by last-writer-wins than a
+// local one, numbered after it), hence a scan of every kept version. Every
+// remote put costs one more intra-DC hop (proxy -> sequencer -> head).
+//
 // # cr-cops (§7.2's baseline)
 //
 // The same code with k = R (the tail answers puts, after its proxy logged
@@ -112,19 +148,22 @@
 //
 // # Messages
 //
-// Those of package chain (wire/chainpb, sizes in its doc): on a single
-// site SeqPut (session -> sequencer -> head) and PutReply (node k ->
+// Those of package chain (wire/chainpb, sizes in its doc): SeqPut
+// (session -> its DC's sequencer -> head) and PutReply (node k ->
 // session), Get/GetReply and Stabilize/StabilizeReply between session and
-// servers, SeqRequest/SeqReply (session <-> sequencer) and
-// HeadRead/HeadReadReply (session <-> head) for get-transactions, the rest
-// between servers and the master. Under geo-replication sessions send Put
-// to the head (there is no sequencer), and geo-replication adds
+// servers, SeqRequest/SeqReply (session <-> its DC's sequencer) and
+// HeadRead/HeadReadReply (session <-> head in its DC) for
+// get-transactions, the rest between servers and the master; cr-cops
+// sends Put to the head (it has no sequencer). Geo-replication adds
 // (wire/chainpb, geo.proto):
 //
-//	Put.geo        session -> head               dependency filter (21 B) or
-//	               proxy -> head                 list (~12 B per key), remote
-//	                                             version (~9 B)
+//	Put.geo        session -> (sequencer ->)     dependency filter (21 B) or
+//	               head, proxy -> sequencer      list (~12 B per key), remote
+//	               -> head (SeqPut; cr-cops:     version (~9 B)
+//	               proxy -> head)
 //	Update.geo     node -> successor             the same, carried to the tail
+//	Update.seq     node -> successor             a remote version's number in
+//	                                             this DC (~5 B)
 //	Ship           tail -> own DC's proxy        key, version, value, geo
 //	                                             (~40 B + value)
 //	ShipAck        proxy -> tail                 key, version (~20 B)
@@ -174,9 +213,18 @@
 //     version the failed tail had not shipped reaches the other DCs only
 //     as that newer one.
 //   - §5's sequencer keeps one sequence per chain; ours keeps one clock
-//     for the whole domain (a put's number is the next tick, a snapshot
-//     the current one): a total order of puts, which refines per-chain
-//     numbers, and makes the snapshot a single number.
+//     for the whole domain (one per DC under geo-replication: a put's
+//     number is the next tick, a snapshot the current one): a total order
+//     of the DC's puts, which refines per-chain numbers, and makes the
+//     snapshot a single number.
+//   - §5's geo rule aborts a get-transaction whose session depends on a
+//     version of another DC not yet at a head, then runs blocking reads at
+//     the heads before reissuing it. Our sessions read and write only in
+//     their own DC, so every version a session knows reached its DC's
+//     head, numbered, before its next snapshot was taken: that abort
+//     cannot arise (a head still aborts when a version is older than the
+//     session's, e.g. after a repair, and the session simply retries), and
+//     the two-phase retry is not built.
 //   - §5's head delays a read whose preceding put has not arrived yet,
 //     and aborts on a timeout; ours serves at once, skipping puts still
 //     on their way from the sequencer. This is safe: a put in anyone's
@@ -187,16 +235,4 @@
 //   - §5's late puts create old versions at the head for
 //     get-transactions; ours are overwritten at once (never read by
 //     anyone, so no snapshot needs them).
-//
-// # Not yet built
-//
-// §5's geo path for get-transactions: with a sequencer per DC, a remote
-// put applied at a DC's head must be numbered by that DC's sequencer too
-// (the remote proxy sends it through it), and a get-transaction whose
-// dependencies (the session's metadata of another DC) are not yet at a
-// head is aborted and retried in two phases: a blocking read (as in
-// stabilization, but at the heads) for each missing dependency, then the
-// get-transaction again, which then succeeds. Today a topology of several
-// DCs runs geo-replication without a sequencer, and read_txn there
-// answers ErrUnsupported.
 package chainreaction

@@ -75,8 +75,8 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	s.txn = nil
 	if req.Op == protocol.OpReadTxn {
 		if !s.c.Layout.Sequenced {
-			// Get-transactions need the sequencer, which only a
-			// single-site domain has yet (doc.go).
+			// Get-transactions need a sequencer, which cr-cops has
+			// not (doc.go).
 			s.pending = nil
 			r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 			return r
@@ -126,7 +126,7 @@ func (s *session) send(r *protocol.Ready) {
 	if s.c.Layout.Sequenced {
 		// Every put goes through the sequencer, which numbers it and
 		// passes it on to the head (§5).
-		s.target = s.c.Layout.Sequencer()
+		s.target = s.c.Layout.Sequencer(s.c.ID.DC())
 	}
 	s.c.Announce(k, head, r)
 	put := &pb.Put{Client: string(s.c.ID), ReqId: s.reqID, Key: req.Key, Value: req.Value,

@@ -34,7 +34,7 @@ func (s *session) sendTxn(r *protocol.Ready) {
 		return
 	}
 	if t.snaps == nil {
-		s.target = s.c.Layout.Sequencer()
+		s.target = s.c.Layout.Sequencer(s.c.ID.DC())
 		r.Send(s.c.ID, s.target, &pb.SeqRequest{ReqId: s.reqID, Attempt: t.attempt, Keys: s.pending.Keys})
 		return
 	}

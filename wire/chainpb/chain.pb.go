@@ -234,7 +234,11 @@ type Update struct {
 	Entry string `protobuf:"bytes,12,opt,name=entry,proto3" json:"entry,omitempty"`
 	// geo is the put's geo-replication metadata, carried to the tail,
 	// which ships the version to its DC's remote-proxy.
-	Geo           *Geo `protobuf:"bytes,13,opt,name=geo,proto3" json:"geo,omitempty"`
+	Geo *Geo `protobuf:"bytes,13,opt,name=geo,proto3" json:"geo,omitempty"`
+	// seq is the sequence number the DC's sequencer gave the put
+	// (chainreaction.txt §5; 0: none), kept with the version so that a node
+	// that becomes head serves get-transactions at the same snapshots.
+	Seq           uint64 `protobuf:"varint,14,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -358,6 +362,13 @@ func (x *Update) GetGeo() *Geo {
 		return x.Geo
 	}
 	return nil
+}
+
+func (x *Update) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
 }
 
 // PushAck acknowledges a pushed Update once the receiver holds version (or
@@ -1502,7 +1513,7 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
 	"chainIndex\x12\x16\n" +
-	"\x06client\x18\x05 \x01(\tR\x06client\"\xca\x02\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\"\xdc\x02\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1517,7 +1528,8 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	" \x03(\v2\x17.causeway.chain.v1.SeenR\x04seen\x12\x12\n" +
 	"\x04push\x18\v \x01(\bR\x04push\x12\x14\n" +
 	"\x05entry\x18\f \x01(\tR\x05entry\x12(\n" +
-	"\x03geo\x18\r \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\"K\n" +
+	"\x03geo\x18\r \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\x12\x10\n" +
+	"\x03seq\x18\x0e \x01(\x04R\x03seq\"K\n" +
 	"\aPushAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +

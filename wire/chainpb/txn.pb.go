@@ -28,7 +28,10 @@ const (
 // SeqPut carries a put through the sequencer (§5: the sequencer orders
 // every put): session -> sequencer with seq 0, sequencer -> head with the
 // put's sequence number in its chain (which becomes the version's
-// counter), and forwarded by a server that is not the head.
+// counter), and forwarded by a server that is not the head. Under
+// geo-replication a DC's remote-proxy sends the remote puts it applies
+// through its own DC's sequencer too (put.geo.remote_version set): they
+// are numbered on arrival, and keep their origin's version.
 type SeqPut struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Put           *Put                   `protobuf:"bytes,1,opt,name=put,proto3" json:"put,omitempty"`
