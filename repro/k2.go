@@ -272,10 +272,10 @@ func (k *k2Runner) throughputSweeps() error {
 					}
 				}
 				k.sweep[s.id][p] = append(k.sweep[s.id][p], r)
-				if best := k.peak[s.id][p]; best == nil || r.ops.throughput() > best.ops.throughput() {
+				if best := k.peak[s.id][p]; best == nil || r.throughput() > best.throughput() {
 					k.peak[s.id][p] = r
 				}
-				if adaptive && prev != nil && r.ops.throughput() < (1+SaturationGain)*prev.ops.throughput() {
+				if adaptive && prev != nil && r.throughput() < (1+SaturationGain)*prev.throughput() {
 					for _, m := range plan[i+1:] { // the runs this sweep skips
 						if k.lat[s.id][p] == nil || m != k.opts.LatencyClients {
 							k.total--

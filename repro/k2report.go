@@ -323,7 +323,7 @@ func (k *k2Runner) writeFig9(p printer, fig figure) {
 			continue
 		}
 		kp, rp := k.peak[s.id]["k2"], k.peak[s.id]["rad"]
-		ours := kp.ops.throughput() / rp.ops.throughput()
+		ours := kp.throughput() / rp.throughput()
 		paperK2, paperRatio, winner := "— (missing from the text)", "—", "—"
 		if s.paperK2 > 0 {
 			paperK2 = fmt.Sprintf("%.1f", s.paperK2)
@@ -337,14 +337,14 @@ func (k *k2Runner) writeFig9(p printer, fig figure) {
 				winner = "no"
 			}
 		}
-		p.f("| %s | %.0f (%d) | %.0f (%d) | %.2f | %s | %.1f | %s | %s |\n", s.fig9, kp.ops.throughput(), kp.threads,
-			rp.ops.throughput(), rp.threads, ours, paperK2, s.paperRAD, paperRatio, winner)
+		p.f("| %s | %.0f (%d) | %.0f (%d) | %.2f | %s | %.1f | %s | %s |\n", s.fig9, kp.throughput(), kp.threads,
+			rp.throughput(), rp.threads, ours, paperK2, s.paperRAD, paperRatio, winner)
 	}
 	var rising []string
 	for _, s := range k.settings {
 		for _, proto := range []string{"k2", "rad"} {
 			if rs := k.sweep[s.id][proto]; len(rs) >= 2 &&
-				rs[len(rs)-1].ops.throughput() >= (1+SaturationGain)*rs[len(rs)-2].ops.throughput() {
+				rs[len(rs)-1].throughput() >= (1+SaturationGain)*rs[len(rs)-2].throughput() {
 				rising = append(rising, s.fig9+" "+proto)
 			}
 		}
@@ -365,7 +365,7 @@ func (k *k2Runner) writeFig9(p printer, fig figure) {
 		for _, proto := range []string{"k2", "rad"} {
 			var steps []string
 			for _, r := range k.sweep[s.id][proto] {
-				steps = append(steps, fmt.Sprintf("%d → %.0f", r.threads, r.ops.throughput()))
+				steps = append(steps, fmt.Sprintf("%d → %.0f", r.threads, r.throughput()))
 			}
 			p.f("| %s | %s | %s |\n", s.fig9, proto, strings.Join(steps, ", "))
 		}
