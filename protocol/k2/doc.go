@@ -72,8 +72,10 @@
 //     fetches ⟨key, version⟩ from the nearest DC of its holder list; the
 //     remote server answers at once from IncomingWrites or its versions,
 //     never waiting. The fetched value is cached.
-//   - Cache (§III-A): per server LRU of keys, 5% of the keys of the run's
-//     dataset (50,000 when unknown) split over the DC's servers, holding
+//   - Cache (§III-A): per server LRU of keys, the topology's
+//     placement.cache_fraction (sim --cache-fraction; 5% without it, §VII-B;
+//     Fig. 9 also runs 1% and 15%) of the keys of the run's dataset (of
+//     1M when unknown) split over the DC's servers, holding
 //     one value per key: the newest version's it was given (a fetched
 //     older version is returned, not cached). A session whose read_ts
 //     lags thus finds the older version uncached once a newer one is, and
