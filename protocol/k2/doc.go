@@ -139,6 +139,13 @@
 //     tracking when every non-replica DC has moved past them.
 //   - A fetch unanswered within the RTT + 200 ms goes to the next holder
 //     (§VI-A's "live replica"); the abandoned request is not a round.
+//   - A fetch is bounded: when no holder has given the version within
+//     5 s (the transaction timeout of §IV-A, past which the client has
+//     given up), the second round answers unavailable (ReadAtReply's
+//     unavailable) and the read-only transaction fails, instead of the
+//     server retrying forever. The paper's constrained topology says the
+//     version is always there; with every holder down it is not
+//     (scenario fetch_gives_up).
 //   - A moved session's read_ts is raised to the clock each dependency's
 //     server answered at (at or above the dependency's EVT there), not to
 //     the EVT itself, which DepOK does not carry.
