@@ -76,12 +76,16 @@ type SimSpec struct {
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
 	// OnDone, when set, sees every completed operation with its reply (the
-	// history keeps only whether it failed): torture's availability
-	// verdict tells an unsupported operation from an unavailable one.
+	// history keeps only whether it failed) that was issued at or after
+	// Warmup: torture's availability verdict tells an unsupported
+	// operation from an unavailable one, and a report keeps what it plots
+	// of the operations its result measures.
 	OnDone func(dc string, req protocol.Request, rep protocol.Reply, start, end time.Duration)
 	// Warmup, when positive, leaves the operations issued before it out of
-	// the result's metrics (Recorder.SetWarmup): they run and are checked,
-	// and throughput is over Duration - Warmup. It must be below Duration.
+	// the result's metrics (Recorder.SetWarmup) and of OnDone: they run and
+	// are checked, and throughput is over Duration - Warmup. It must be
+	// below Duration. It is the one warm-up of every run (sim --warmup,
+	// the reproductions).
 	Warmup time.Duration
 }
 
@@ -170,7 +174,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 			}
 			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
 				rec.DoneIntended(dc, req, rep, intended, start, now)
-				if spec.OnDone != nil {
+				if spec.OnDone != nil && start >= spec.Warmup {
 					spec.OnDone(dc, req, rep, start, now)
 				}
 				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {

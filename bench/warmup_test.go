@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/causeway/causeway/protocol"
 	"github.com/causeway/causeway/workload"
 )
 
@@ -11,7 +12,8 @@ import (
 // the run, the operations issued in the first half still run and are
 // checked (the checker sees every operation), but the result counts only
 // the later ones, its throughput is over the second half, and it says
-// how long the warm-up was; without one, every operation is counted.
+// how long the warm-up was, and OnDone sees the operations it counts;
+// without one, every operation is counted.
 func TestWarmupLeavesEarlyOperationsOutOfTheMetrics(t *testing.T) {
 	p, tp := lookup(t, "cops", "local3")
 	w, err := workload.Lookup("ycsb-95-5")
@@ -26,6 +28,15 @@ func TestWarmupLeavesEarlyOperationsOutOfTheMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Warmup = time.Second
+	seen := int64(0)
+	spec.OnDone = func(_ string, _ protocol.Request, rep protocol.Reply, start, _ time.Duration) {
+		if start < spec.Warmup {
+			t.Errorf("OnDone saw an operation issued at %v, in the warm-up", start)
+		}
+		if rep.Err == protocol.OK {
+			seen++
+		}
+	}
 	warm, err := RunSim(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +54,9 @@ func TestWarmupLeavesEarlyOperationsOutOfTheMetrics(t *testing.T) {
 	}
 	if warm.Ops <= 0 || warm.Ops*10 > full.Ops*6 || warm.Ops*10 < full.Ops*4 {
 		t.Errorf("with a warm-up of half the run %d of %d operations counted, want about half", warm.Ops, full.Ops)
+	}
+	if seen != warm.Ops {
+		t.Errorf("OnDone saw %d successful operations, the result counts %d", seen, warm.Ops)
 	}
 	if warm.WarmupS != 1 || warm.ThroughputOpsS != float64(warm.Ops) {
 		t.Errorf("warmup_s %v, throughput %v ops/s for %d ops in the last second", warm.WarmupS, warm.ThroughputOpsS, warm.Ops)

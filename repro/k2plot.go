@@ -91,7 +91,7 @@ func (k *k2Runner) plotFig9() ([]*chart, error) {
 			continue
 		}
 		labels = append(labels, s.fig9)
-		ours.ys = append(ours.ys, k.peak[s.id]["k2"].ops.throughput()/k.peak[s.id]["rad"].ops.throughput())
+		ours.ys = append(ours.ys, k.peak[s.id]["k2"].throughput()/k.peak[s.id]["rad"].throughput())
 		paper.ys = append(paper.ys, s.paperK2/s.paperRAD)
 	}
 	c, err := barPlot("Fig. 9: peak throughput, k2 / rad", "ratio", labels, []series{ours, paper})

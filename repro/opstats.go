@@ -8,14 +8,13 @@ import (
 	"github.com/causeway/causeway/protocol"
 )
 
-// opStats keeps what a report needs of each operation that a run's
-// clients started after its warm-up: the latencies by operation kind and
-// the protocol's per-operation metrics and tags. A run's own result
-// (bench.Result) counts every operation, the warm-up's too; papers that
-// drop their first minutes (k2.txt §VII-B drops 9 of 12) are compared
-// with these.
+// opStats keeps what a report needs of each operation a run measures
+// (those its clients issued after bench.SimSpec.Warmup, which OnDone
+// alone sees): the latencies by operation kind and the protocol's
+// per-operation metrics and tags, which a bench.Result summarises but
+// does not list. Papers that drop their first minutes (k2.txt §VII-B
+// drops 9 of 12) are compared with these.
 type opStats struct {
-	warmup, duration time.Duration
 	// lat holds the latencies in ms of the successful operations by kind.
 	lat map[protocol.Op][]float64
 	// failed counts the operations that failed, by kind.
@@ -25,23 +24,15 @@ type opStats struct {
 	metrics map[protocol.Op]map[string][]float64
 	// tags counts the successful operations carrying each tag, by kind.
 	tags map[protocol.Op]map[string]int
-	// completed counts the operations started after the warm-up that
-	// completed by the end of the run, successful or not.
-	completed int
 }
 
-func newOpStats(warmup, duration time.Duration) *opStats {
-	return &opStats{warmup: warmup, duration: duration, lat: map[protocol.Op][]float64{}, failed: map[protocol.Op]int{},
+func newOpStats() *opStats {
+	return &opStats{lat: map[protocol.Op][]float64{}, failed: map[protocol.Op]int{},
 		metrics: map[protocol.Op]map[string][]float64{}, tags: map[protocol.Op]map[string]int{}}
 }
 
-// add is a bench.SimSpec.OnDone: it keeps the operations started at or
-// after the warm-up and before the end of the run.
+// add is a bench.SimSpec.OnDone.
 func (s *opStats) add(_ string, req protocol.Request, rep protocol.Reply, start, end time.Duration) {
-	if start < s.warmup || start >= s.duration {
-		return
-	}
-	s.completed++
 	if rep.Err != protocol.OK {
 		s.failed[req.Op]++
 		return
@@ -59,15 +50,6 @@ func (s *opStats) add(_ string, req protocol.Request, rep protocol.Reply, start,
 		}
 		s.tags[req.Op][t]++
 	}
-}
-
-// throughput is the operations per second completed among those started
-// after the warm-up.
-func (s *opStats) throughput() float64 {
-	if d := (s.duration - s.warmup).Seconds(); d > 0 {
-		return float64(s.completed) / d
-	}
-	return 0
 }
 
 // count is the number of successful operations of kind op.

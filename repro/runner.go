@@ -24,7 +24,7 @@ type run struct {
 	delay time.Duration
 	res   *bench.Result
 	// ops, when the spec asked for it, holds the run's operations after
-	// its warm-up (opStats).
+	// its warm-up (opStats, fed by bench.SimSpec.OnDone).
 	ops *opStats
 	// file is the result JSON's path relative to Options.Dir.
 	file string
@@ -43,10 +43,12 @@ type spec struct {
 	timeline time.Duration
 	delay    time.Duration
 	rate     float64
-	// collect keeps every operation that starts at or after warmup in
-	// run.ops.
+	// collect keeps every operation the run measures in run.ops.
 	collect bool
-	warmup  time.Duration
+	// warmup is the run's bench.SimSpec.Warmup: the operations issued
+	// before it run and are checked but are left out of its result and
+	// of run.ops.
+	warmup time.Duration
 	// opsPerClient, when positive, is each session's fixed operation count
 	// (bench.SimSpec.OpsPerClient); duration is then a cap.
 	opsPerClient int
@@ -111,13 +113,14 @@ func (k *runner) sim(s spec) (*run, error) {
 	var ops *opStats
 	var onDone func(string, protocol.Request, protocol.Reply, time.Duration, time.Duration)
 	if s.collect {
-		ops = newOpStats(s.warmup, s.duration)
+		ops = newOpStats()
 		onDone = ops.add
 	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: topo, Workload: s.workload, Seed: k.opts.Seed,
 		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
 		Jitter: k.jitter, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
-		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context, OnDone: onDone})
+		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context, OnDone: onDone,
+		Warmup: s.warmup})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %d threads: %w", name, s.workload.Name, s.threads, err)
 	}
@@ -135,6 +138,10 @@ func (k *runner) sim(s spec) (*run, error) {
 	}
 	return r, nil
 }
+
+// throughput is the run's successful operations per second after its
+// warm-up (bench.Result.ThroughputOpsS).
+func (r *run) throughput() float64 { return r.res.ThroughputOpsS }
 
 // save writes r's result JSON under Dir/runs, named after its place in
 // the reproduction and what it ran, and notes the file in r.

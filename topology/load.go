@@ -297,6 +297,9 @@ func (t *Topology) Validate() error {
 	if rf := t.Placement.ReplicationFactor; rf < 0 || rf > len(t.Datacenters) {
 		bad("placement.replication_factor: %d is not between 1 and the %d datacenters", rf, len(t.Datacenters))
 	}
+	if cf := t.Placement.CacheFraction; !(cf >= 0 && cf <= 1) {
+		bad("placement.cache_fraction: %v is not between 0 and 1", cf)
+	}
 	t.validatePlacementSizes(bad)
 	for _, p := range t.PartitionNames() {
 		dcs := t.Placement.Partitions[p]
@@ -365,6 +368,9 @@ func (t *Topology) Describe() string {
 	}
 	if t.Placement.ChainLength > 0 {
 		fmt.Fprintf(&b, "; chains of %d", t.Placement.ChainLength)
+	}
+	if cf := t.Placement.CacheFraction; cf > 0 {
+		fmt.Fprintf(&b, "; cache %g%% of the keys", 100*cf)
 	}
 	return b.String()
 }

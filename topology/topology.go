@@ -60,6 +60,10 @@ type Placement struct {
 	// ChainLength is ChainReaction's R, the servers of a key's chain in each
 	// DC (chainreaction.txt §3.2); 0 means the protocol's default.
 	ChainLength int `yaml:"chain_length,omitempty"`
+	// CacheFraction is the size of K2's per-DC cache as a share of the
+	// keys (k2.txt §VII-B: 5% by default, 1% and 15% in Fig. 9); 0 means
+	// the protocol's default.
+	CacheFraction float64 `yaml:"cache_fraction,omitempty"`
 }
 
 // Topology is a set of datacenters with their latencies and placement.

@@ -11,8 +11,9 @@
 // ID "<session>-<seq>", which ValueID recovers, so a checker can tell which
 // write a read observed.
 //
-// Popularity: zipfian (scrambled, as YCSB) and latest take any zipf
-// constant ≥ 0.5 (Workload.ZipfConstant; K2 uses 1.2 and 1.4): YCSB's
+// Popularity: zipfian (scrambled, as YCSB), zipf (the zipf law over
+// exactly the keys, K2's) and latest take any zipf constant ≥ 0.5
+// (Workload.ZipfConstant; K2 uses 0.9 to 1.4): YCSB's
 // generator for its default 0.99, an exact rejection-inversion sampler for
 // any other (zipf.go). YCSB D inserts keys beyond the records and reads
 // the latest; F's read-modify-write is a get then a put of the same key.
@@ -56,6 +57,15 @@ const (
 	// DistLatest picks keys with a zipfian popularity skewed toward the
 	// keys the client inserted most recently.
 	DistLatest = "latest"
+	// DistZipf picks key i of the initial RecordCount keys with
+	// probability proportional to (i+1)^-theta: the zipf law over exactly
+	// the keys, as Eiger's benchmark with SNOW's zipf generator draws them
+	// (k2.txt §VII-B). DistZipfian draws YCSB's ranks over ten billion
+	// items and hashes them onto the keys, which for theta < 1 leaves most
+	// draws (75% at 0.9 over 100,000 keys) spread evenly; DistZipf keeps
+	// the skew the constant names. Placement hashes key names, so Key(0),
+	// the hottest, lands on no particular server.
+	DistZipf = "zipf"
 )
 
 // Defaults used by the presets.
@@ -112,10 +122,10 @@ type Workload struct {
 	// number of keys uniformly in [TxnKeys, TxnKeysMax] (chainreaction.txt
 	// §7.3: "2 to 5 keys").
 	TxnKeysMax int
-	// Distribution is the key popularity: DistZipfian, DistUniform or
-	// DistLatest.
+	// Distribution is the key popularity: DistZipfian, DistZipf,
+	// DistUniform or DistLatest.
 	Distribution string
-	// ZipfConstant is the skew (theta) of DistZipfian and DistLatest, at
+	// ZipfConstant is the skew (theta) of DistZipfian, DistZipf and DistLatest, at
 	// least MinZipfConstant; 0 means ZipfianConstant (0.99). Constants
 	// above 1 are fine (the K2 paper uses 1.2 and 1.4).
 	ZipfConstant float64
@@ -212,7 +222,7 @@ const (
 // distributions), so k2-tao keeps k2-default's 128 B values and 5-key
 // reads, changing only the write mix.
 func k2Workload(name, summary string, puts, writeTxns float64) Workload {
-	w := preset(name, summary, 0, puts, 0, 0, DistZipfian)
+	w := preset(name, summary, 0, puts, 0, 0, DistZipf)
 	w.RecordCount = K2Records
 	w.ValueSize = K2ValueSize
 	w.TxnKeys = K2TxnKeys
@@ -316,10 +326,10 @@ func (w Workload) Validate() error {
 		}
 	}
 	switch w.Distribution {
-	case DistZipfian, DistUniform, DistLatest:
+	case DistZipfian, DistZipf, DistUniform, DistLatest:
 	default:
-		return fmt.Errorf("workload %q: unknown distribution %q (want %s, %s or %s)",
-			w.Name, w.Distribution, DistZipfian, DistUniform, DistLatest)
+		return fmt.Errorf("workload %q: unknown distribution %q (want %s, %s, %s or %s)",
+			w.Name, w.Distribution, DistZipfian, DistZipf, DistUniform, DistLatest)
 	}
 	if w.ZipfConstant != 0 && !(w.ZipfConstant >= MinZipfConstant && w.ZipfConstant <= 100) {
 		return fmt.Errorf("workload %q: ZipfConstant %v not in [%v, 100]", w.Name, w.ZipfConstant, MinZipfConstant)
@@ -399,8 +409,8 @@ type Client struct {
 	// inserts hands out the indexes of new keys, starting at RecordCount;
 	// its Last is the highest key index the client knows of.
 	inserts *Counter
-	// zipf picks keys for DistZipfian, latest for DistLatest.
-	zipf   *ScrambledZipfian
+	// zipf picks keys for DistZipfian and DistZipf, latest for DistLatest.
+	zipf   Generator
 	latest *Latest
 
 	// seq counts the client's writes.
@@ -472,6 +482,8 @@ func (w Workload) NewClient(session string, rng *rand.Rand) *Client {
 	switch w.Distribution {
 	case DistZipfian:
 		c.zipf = NewScrambledZipfianTheta(0, int64(w.RecordCount)-1, w.Theta())
+	case DistZipf:
+		c.zipf = NewZipfianTheta(0, int64(w.RecordCount)-1, w.Theta())
 	case DistLatest:
 		c.latest = NewLatestTheta(c.inserts, w.Theta())
 	}

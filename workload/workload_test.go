@@ -124,7 +124,7 @@ func TestTxnProportions(t *testing.T) {
 // TestTinyKeySpace runs every distribution over one and two keys.
 func TestTinyKeySpace(t *testing.T) {
 	for _, records := range []int{1, 2} {
-		for _, dist := range []string{DistZipfian, DistUniform, DistLatest} {
+		for _, dist := range []string{DistZipfian, DistZipf, DistUniform, DistLatest} {
 			w := Workload{RecordCount: records, ValueSize: 4, Distribution: dist, ReadProportion: 0.5,
 				UpdateProportion: 0.2, InsertProportion: 0.1, ReadModifyWriteProportion: 0.2}
 			c := w.NewClient("t", newRand(uint64(records)))
@@ -293,6 +293,7 @@ func TestClientSkew(t *testing.T) {
 		topLo, topHi float64
 	}{
 		{DistZipfian, 0.15, 1}, // scrambled: see TestDistributions
+		{DistZipf, 0.4, 1},
 		{DistUniform, 0, 0.05},
 		{DistLatest, 0.3, 1},
 	}
@@ -749,5 +750,35 @@ func TestK2Workloads(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
+	}
+}
+
+// TestZipfKeepsItsSkewBelowOne: K2's zipf 0.9 (k2.txt Fig. 8e) over
+// 100,000 keys puts about 63% of the draws on the hottest 5% of the keys
+// (H(5000, 0.9) / H(100000, 0.9); DistZipf's hottest are Key(0) up),
+// where YCSB's scrambled zipfian over ten billion ranks leaves most draws
+// spread evenly: its 5% most drawn keys take well under half.
+func TestZipfKeepsItsSkewBelowOne(t *testing.T) {
+	const n, records = 40000, 100_000
+	draw := func(dist string) map[int64]int {
+		w := Workload{Name: "z", RecordCount: records, ValueSize: 4, Distribution: dist, ZipfConstant: 0.9, ReadProportion: 1}
+		c := w.NewClient("c", newRand(5))
+		counts := map[int64]int{}
+		for range n {
+			counts[keyIndex(t, c.Next().Key)]++
+		}
+		return counts
+	}
+	head := 0
+	for k, c := range draw(DistZipf) {
+		if k < records/20 {
+			head += c
+		}
+	}
+	if share := float64(head) / n; share < 0.60 || share > 0.66 {
+		t.Errorf("zipf: keys 0..4999 take %.3f of the draws, want 0.63 ± 0.03", share)
+	}
+	if share := topShare(draw(DistZipfian), records, 0.05, n); share > 0.4 {
+		t.Errorf("zipfian: its top 5%% take %.3f of the draws, want under 0.4 (scrambled)", share)
 	}
 }

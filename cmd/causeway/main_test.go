@@ -141,6 +141,7 @@ func TestBadArgumentsExitTwo(t *testing.T) {
 		{"sim", "--faults", "/nonexistent/faults.yaml"},
 		{"sim", "--distribution", "pareto"},
 		{"sim", "--protocol", "k2", "--topology", "k2-emulab6", "--replication-factor", "7"},
+		{"sim", "--protocol", "k2", "--topology", "k2-emulab6", "--cache-fraction", "1.5"},
 		{"demo", "--protocols", ""},
 		{"put", "k", "v"},
 		{"get", "--cluster", "/nonexistent/cluster", "--dc", "a", "k"},

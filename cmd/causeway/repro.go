@@ -191,15 +191,19 @@ by side, and write DIR/report.md with plots: Fig. 8's read-only transaction
 latency CDFs, all-local shares and rad's second rounds in the default
 workload and panels a–f (0% writes, zipf 1.4, f = 3, 5% writes, zipf 0.9,
 f = 1), the TAO-like workload, Fig. 9's peak throughput of k2 and rad per
-setting (clients double until throughput rises by less than 10%), and
-§VII-D's write latency and staleness. Every run is checked.
+setting, its cache sizes of 1% and 15% included (clients double until
+throughput rises by less than 10%), and §VII-D's write latency and
+staleness. Every run is checked.
 
 The defaults scale the paper down to minutes on two cores: 100,000 keys
-(the caches stay 5% of them), 20 s of virtual time per run of which the
-first 10 s are dropped as warm-up, 64 clients, a sweep of 64 to 256
-clients (about 10 minutes; --sweep 64,128 about 4). Longer runs and more
-keys come closer to the paper, e.g.
-  causeway repro k2 --duration 60s --warmup 30s --records 1000000
+(the caches stay 5% of them) drawn with the zipf law over exactly the keys,
+60 s of virtual time per run of which the first 45 s are dropped while the
+caches warm, 64 clients, a sweep of 64 to 256 clients (--sweep 64,128:
+44 runs, about 20 minutes on a shared two-core machine; the full sweep
+about twice that). More keys and longer warm-ups come closer to the paper
+(a cache of 5% of 1M keys needs about 13 minutes of virtual time to warm
+at zipf 0.9), e.g.
+  causeway repro k2 --duration 15m --warmup 13m --records 1000000
 
 Each run's result JSON is written to DIR/runs/ as it completes. Each run is
 announced on stderr with an estimate of the time left; a bar and status

@@ -36,7 +36,10 @@ type simFlags struct {
 	// replicationFactor, when positive, replaces the topology's
 	// placement.replication_factor (K2's f: k2, paris, rad).
 	replicationFactor int
-	wl                workloadFlags
+	// cacheFraction, when positive, replaces the topology's
+	// placement.cache_fraction (K2's DC cache as a share of the keys).
+	cacheFraction float64
+	wl            workloadFlags
 	// flags are the command's, to tell a flag given as 0 from one left
 	// out.
 	flags *pflag.FlagSet
@@ -75,6 +78,12 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 			return bench.SimSpec{}, fmt.Errorf("--replication-factor %d: want 1 to the %d datacenters of %s", rf, len(t.Datacenters), t.Name)
 		}
 		t.Placement.ReplicationFactor = rf
+	}
+	if cf := f.cacheFraction; cf != 0 {
+		if !(cf > 0 && cf <= 1) {
+			return bench.SimSpec{}, fmt.Errorf("--cache-fraction %v: want a share of the keys in (0, 1]", cf)
+		}
+		t.Placement.CacheFraction = cf
 	}
 	w, err := workload.Lookup(f.workload)
 	if err != nil {
@@ -228,6 +237,7 @@ Examples:
 	fl.StringVar(&f.protocol, "protocol", f.protocol, "protocol to run (see 'causeway protocols')")
 	fl.StringVar(&f.topology, "topology", f.topology, "topology preset or YAML file (see 'causeway topologies')")
 	fl.StringVar(&f.workload, "workload", f.workload, "workload (see 'causeway workloads')")
+	fl.Float64Var(&f.cacheFraction, "cache-fraction", 0, "K2's per-DC cache as a share of the keys (k2; k2.txt §VII-B: 0.05, Fig. 9 also 0.01 and 0.15), replacing the topology's placement.cache_fraction (0: the topology's, else 0.05)")
 	fl.IntVar(&f.replicationFactor, "replication-factor", 0, "DCs storing each key's value (K2's f; k2, paris, rad), replacing the topology's placement.replication_factor (0: the topology's)")
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")

@@ -27,10 +27,10 @@ type workloadFlags struct {
 func (f *workloadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.records, "records", 0, "number of keys (0: the workload's default; on a live cluster, as given to 'causeway load')")
-	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, uniform or latest (default: the workload's)")
+	fl.StringVar(&f.distribution, "distribution", "", "key popularity: zipfian, zipf (over exactly the keys, K2's), uniform or latest (default: the workload's)")
 	fl.IntVar(&f.valueSize, "value-size", 0, "size in bytes of each written value (0: the workload's default)")
 	fl.Float64Var(&f.target, "target", 0, "offered operations per second over all clients (an open loop, as YCSB's -target): each of N clients has an operation due every N/target seconds, catches up when behind, and latencies count from when each was due (0: closed loop, as fast as replies come)")
-	fl.Float64Var(&f.zipf, "zipf", 0, "zipf constant (theta) of the zipfian and latest distributions, >= 0.5, e.g. 1.2 (default: the workload's, 0.99)")
+	fl.Float64Var(&f.zipf, "zipf", 0, "zipf constant (theta) of the zipfian, zipf and latest distributions, >= 0.5, e.g. 1.2 (default: the workload's, 0.99)")
 	fl.IntVar(&f.txnKeys, "txn-keys", 0, "distinct keys per read_txn / write_txn (default: the workload's, 4)")
 	fl.BoolVar(&f.localKeys, "local-keys", false, "restrict each client to keys stored in its DC (C3's local mode), except --remote-fraction of operations")
 	fl.Float64Var(&f.remoteFraction, "remote-fraction", 0, "with --local-keys, the share of operations whose keys are all stored outside the client's DC")

@@ -72,8 +72,10 @@
 //     fetches ⟨key, version⟩ from the nearest DC of its holder list; the
 //     remote server answers at once from IncomingWrites or its versions,
 //     never waiting. The fetched value is cached.
-//   - Cache (§III-A): per server LRU of keys, 5% of the keys of the run's
-//     dataset (50,000 when unknown) split over the DC's servers, holding
+//   - Cache (§III-A): per server LRU of keys, the topology's
+//     placement.cache_fraction (sim --cache-fraction; 5% without it, §VII-B;
+//     Fig. 9 also runs 1% and 15%) of the keys of the run's dataset (of
+//     1M when unknown) split over the DC's servers, holding
 //     one value per key: the newest version's it was given (a fetched
 //     older version is returned, not cached). A session whose read_ts
 //     lags thus finds the older version uncached once a newer one is, and
@@ -137,6 +139,13 @@
 //     tracking when every non-replica DC has moved past them.
 //   - A fetch unanswered within the RTT + 200 ms goes to the next holder
 //     (§VI-A's "live replica"); the abandoned request is not a round.
+//   - A fetch is bounded: when no holder has given the version within
+//     5 s (the transaction timeout of §IV-A, past which the client has
+//     given up), the second round answers unavailable (ReadAtReply's
+//     unavailable) and the read-only transaction fails, instead of the
+//     server retrying forever. The paper's constrained topology says the
+//     version is always there; with every holder down it is not
+//     (scenario fetch_gives_up).
 //   - A moved session's read_ts is raised to the clock each dependency's
 //     server answered at (at or above the dependency's EVT there), not to
 //     the EVT itself, which DepOK does not carry.

@@ -89,8 +89,9 @@ type fetch struct {
 	// after the current.
 	candidates []string
 	next       int
-	sentAt     time.Duration
-	missing    uint32
+	// startedAt is when the fetch began, sentAt when it was last sent.
+	startedAt, sentAt time.Duration
+	missing           uint32
 	// retryAt, when set, is when to start over after every DC missed.
 	retryAt time.Duration
 }
@@ -128,7 +129,7 @@ func (s *server) readAt(now time.Duration, w *readAt, r *protocol.Ready) {
 	if len(cands) == 0 {
 		cands = []string{s.dc} // f = 1 and the value is gone here: ask ourselves, to count the miss
 	}
-	f := &fetch{w: w, key: b.Key, ver: seg.ver, staleMs: stale, candidates: cands}
+	f := &fetch{w: w, key: b.Key, ver: seg.ver, staleMs: stale, candidates: cands, startedAt: now}
 	s.nextFetch++
 	id := s.inc<<40 | s.nextFetch
 	s.fetches[id] = f
@@ -193,9 +194,12 @@ func (s *server) fetched(now time.Duration, b *pb.FetchReply, r *protocol.Ready)
 	}
 	if !b.Found {
 		f.missing++
-		if f.next < len(f.candidates) {
+		switch {
+		case f.next < len(f.candidates):
 			s.sendFetch(now, b.FetchId, f, r)
-		} else {
+		case now-f.startedAt >= fetchGiveUp:
+			s.giveUpFetch(b.FetchId, f, r)
+		default:
 			f.retryAt = now + resendAfter/10
 		}
 		return
@@ -212,11 +216,28 @@ func (s *server) fetchTimeout(dc string) time.Duration {
 	return s.topo.RTT(s.dc, dc) + 200*time.Millisecond
 }
 
-// tickFetches redirects fetches that went unanswered and retries those
-// that found nothing.
+// fetchGiveUp bounds a fetch: with no replica DC giving the version by
+// then, the second-round read answers unavailable instead of retrying
+// forever. It is the transaction timeout of k2.txt §IV-A (GCAfter), past
+// which the client has given up anyway. See doc.go, deviations.
+const fetchGiveUp = GCAfter
+
+// giveUpFetch ends fetch id, answering its read unavailable.
+func (s *server) giveUpFetch(id uint64, f *fetch, r *protocol.Ready) {
+	delete(s.fetches, id)
+	r.Send(s.id, f.w.from, &pb.ReadAtReply{Clock: s.clock, ReqId: f.w.req.ReqId, Key: f.key, Version: f.ver,
+		Remote: true, Missing: f.missing, Unavailable: true})
+}
+
+// tickFetches redirects fetches that went unanswered, retries those that
+// found nothing, and gives up on those older than fetchGiveUp.
 func (s *server) tickFetches(now time.Duration, r *protocol.Ready) {
 	for _, id := range sortedKeys(s.fetches) {
 		f := s.fetches[id]
+		if now-f.startedAt >= fetchGiveUp {
+			s.giveUpFetch(id, f, r)
+			continue
+		}
 		switch {
 		case f.retryAt != 0:
 			if now >= f.retryAt {

@@ -67,17 +67,22 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	return s
 }
 
-// cacheCapacity is this server's share of the DC cache: 5% of the keys
-// (k2.txt §VII-B) over the DC's servers; none for PaRiS*.
+// cacheCapacity is this server's share of the DC cache: the topology's
+// placement.cache_fraction of the keys, else 5% (k2.txt §VII-B), over the
+// DC's servers; none for PaRiS*.
 func (s *server) cacheCapacity(d *protocol.Dataset) int {
 	if s.mode.Paris {
 		return 0
+	}
+	frac := DefaultCacheFraction
+	if cf := s.topo.Placement.CacheFraction; cf > 0 {
+		frac = cf
 	}
 	keys := float64(defaultCacheKeys) / DefaultCacheFraction
 	if d != nil && d.Records > 0 {
 		keys = float64(d.Records)
 	}
-	return max(1, int(keys*DefaultCacheFraction)/max(1, s.topo.Servers(s.dc)))
+	return max(1, int(keys*frac)/max(1, s.topo.Servers(s.dc)))
 }
 
 // state returns key's state, created on first use.

@@ -307,6 +307,11 @@ func (c *session) secondRound(_ time.Duration, b *pb.ReadAtReply, r *protocol.Re
 	if b.ReqId != op.reqID || !op.awaiting[b.Key] {
 		return
 	}
+	if b.Unavailable {
+		r.Reply(protocol.Reply{Op: op.req.Op, Err: protocol.ErrUnavailable})
+		c.op = nil
+		return
+	}
 	delete(op.awaiting, b.Key)
 	op.reads[b.Key] = result{ver: b.Version, value: b.Value}
 	op.remote = op.remote || b.Remote

@@ -1667,7 +1667,9 @@ func (x *ReadAtReq) GetKey() string {
 }
 
 // ReadAtReply answers a ReadAtReq; remote says the value was fetched from
-// another DC, missing counts fetches that found nothing and were retried.
+// another DC, missing counts fetches that found nothing and were retried,
+// unavailable says no replica DC gave the version within fetchGiveUp (the
+// read-only transaction fails).
 type ReadAtReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Clock         uint64                 `protobuf:"varint,1,opt,name=clock,proto3" json:"clock,omitempty"`
@@ -1679,6 +1681,7 @@ type ReadAtReply struct {
 	Missing       uint32                 `protobuf:"varint,7,opt,name=missing,proto3" json:"missing,omitempty"`
 	Cached        bool                   `protobuf:"varint,8,opt,name=cached,proto3" json:"cached,omitempty"`
 	StaleMs       float64                `protobuf:"fixed64,9,opt,name=stale_ms,json=staleMs,proto3" json:"stale_ms,omitempty"`
+	Unavailable   bool                   `protobuf:"varint,10,opt,name=unavailable,proto3" json:"unavailable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1774,6 +1777,13 @@ func (x *ReadAtReply) GetStaleMs() float64 {
 		return x.StaleMs
 	}
 	return 0
+}
+
+func (x *ReadAtReply) GetUnavailable() bool {
+	if x != nil {
+		return x.Unavailable
+	}
+	return false
 }
 
 // Fetch asks a replica DC's server for ⟨key, version⟩ (§V-C).
@@ -2294,7 +2304,7 @@ const file_proto_causeway_k2_v1_k2_proto_rawDesc = "" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x0e\n" +
 	"\x02ts\x18\x03 \x01(\x04R\x02ts\x12\x10\n" +
-	"\x03key\x18\x04 \x01(\tR\x03key\"\xe1\x01\n" +
+	"\x03key\x18\x04 \x01(\tR\x03key\"\x83\x02\n" +
 	"\vReadAtReply\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12\x15\n" +
 	"\x06req_id\x18\x02 \x01(\x04R\x05reqId\x12\x10\n" +
@@ -2304,7 +2314,9 @@ const file_proto_causeway_k2_v1_k2_proto_rawDesc = "" +
 	"\x06remote\x18\x06 \x01(\bR\x06remote\x12\x18\n" +
 	"\amissing\x18\a \x01(\rR\amissing\x12\x16\n" +
 	"\x06cached\x18\b \x01(\bR\x06cached\x12\x19\n" +
-	"\bstale_ms\x18\t \x01(\x01R\astaleMs\"d\n" +
+	"\bstale_ms\x18\t \x01(\x01R\astaleMs\x12 \n" +
+	"\vunavailable\x18\n" +
+	" \x01(\bR\vunavailable\"d\n" +
 	"\x05Fetch\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12\x19\n" +
 	"\bfetch_id\x18\x02 \x01(\x04R\afetchId\x12\x10\n" +
