@@ -155,8 +155,8 @@ func (c *checker) build() {
 	c.itemOff = make([]int32, n+1)
 
 	// The first writer of each value and the key it wrote.
-	wNode := make([]int32, len(t.values))
-	wKey := make([]int32, len(t.values))
+	wNode := make([]int32, t.values.len())
+	wKey := make([]int32, t.values.len())
 	for i := range wNode {
 		wNode[i] = -1
 	}
