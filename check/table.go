@@ -45,7 +45,7 @@ type table struct {
 	sessNames, dcNames, keyNames []string
 	sessID, dcID, keyID          map[string]int32
 	values                       *valueSet
-	dels                                 map[string]bool // values (tombstone IDs) written by dels
+	dels                         map[string]bool // values (tombstone IDs) written by dels
 	// firstWrite, when not nil, is the line of each value's first write
 	// (0: none yet), to refuse a value written twice as history.Parse
 	// does (scanTable reads without the parser's check).
