@@ -250,6 +250,7 @@ func (l *link) stream(pending *[]outFrame) (time.Duration, error) {
 			// Cut while they waited: lost, as on a partitioned network.
 			t.cut.Add(uint64(n))
 			l.queued.Add(-int64(n))
+			clear(*pending)
 			*pending = (*pending)[:0]
 			continue
 		}
