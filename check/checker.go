@@ -43,10 +43,19 @@ type wentry struct {
 	node int32
 }
 
-// kgroup is the writes of one session to one key: went[start:end].
+// kgroup is the writes of one session to one key: went[start:end], at
+// positions first to last of the session's chain.
 type kgroup struct {
-	sess       int32
-	start, end int32
+	sess        int32
+	start, end  int32
+	first, last uint32
+}
+
+// fentry is a reader of failed write f, at position idx of session sess.
+type fentry struct {
+	sess int32
+	idx  uint32
+	f    int32
 }
 
 // cfEdge is a conflict edge from -> to (both writes of key) witnessed by
@@ -89,6 +98,16 @@ type checker struct {
 	kgroups  []kgroup
 	went     []wentry
 	failedBy map[int32][]int32
+	// per key: the readers of its failed writes (g1's edges out of each),
+	// as fents[fOff[k]:fOff[k+1]] sorted by reader session and position,
+	// and grouped by session as fgroups[fgOff[k]:fgOff[k+1]] (start and
+	// end index fents)
+	fOff, fgOff []int32
+	fents       []fentry
+	fgroups     []kgroup
+
+	// scratch of read: the failed writes it has to consider
+	cand []int32
 
 	g1 *graph // session order + reads-from (after dropping cycles)
 
@@ -136,8 +155,8 @@ func (c *checker) build() {
 	c.itemOff = make([]int32, n+1)
 
 	// The first writer of each value and the key it wrote.
-	wNode := make([]int32, len(t.values))
-	wKey := make([]int32, len(t.values))
+	wNode := make([]int32, t.values.len())
+	wKey := make([]int32, t.values.len())
 	for i := range wNode {
 		wNode[i] = -1
 	}
@@ -263,10 +282,11 @@ func (c *checker) build() {
 		for j := cnt[k]; j < cnt[k+1]; j++ {
 			s := c.sess[c.went[j].node]
 			if j == cnt[k] || c.kgroups[g-1].sess != s {
-				c.kgroups[g] = kgroup{sess: s, start: j, end: j + 1}
+				c.kgroups[g] = kgroup{sess: s, start: j, end: j + 1, first: c.went[j].idx, last: c.went[j].idx}
 				g++
 			} else {
 				c.kgroups[g-1].end = j + 1
+				c.kgroups[g-1].last = c.went[j].idx
 			}
 		}
 	}
@@ -384,6 +404,7 @@ func (c *checker) clocks() {
 	}
 	// Snapshot 0: the empty clock, for failed writes before any chain op.
 	c.snaps = make([]uint32, S, S*1024)
+	c.failedReaders()
 	g := c.g1
 	c.topo = make([]int32, c.n)
 	pos := int32(0)
@@ -449,7 +470,6 @@ func (c *checker) read(v int32, row []uint32) {
 	if changed {
 		c.dirty[s] = true
 	}
-	at := func(u int32) uint32 { return row[u] }
 	for i := range its {
 		it := &its[i]
 		itemIdx := c.itemOff[v] + int32(i)
@@ -481,12 +501,31 @@ func (c *checker) read(v int32, row []uint32) {
 			c.cfs = append(c.cfs, cfEdge{from: w2, to: w1, item: itemIdx})
 			return false
 		}
+		// The candidates w2: the last write of each session to the key
+		// within the read's past. Most are decided from the group's
+		// bounds and w1's clock (vc, in cache), without touching the
+		// writes themselves, spread over a large history.
+		var vc []uint32
+		if w1 >= 0 {
+			vc = c.snaps[int(c.snapOf[w1])*S : int(c.snapOf[w1]+1)*S]
+		}
 		for _, gr := range c.kgroups[c.kgOff[it.key]:c.kgOff[it.key+1]] {
 			lim := row[gr.sess]
-			ws := c.went[gr.start:gr.end]
-			if lim == 0 || ws[0].idx > lim {
+			if lim == 0 || gr.first > lim {
 				continue
 			}
+			if w1 >= 0 {
+				// Every write of gr up to lim is in w1's past when lim
+				// or the group's last write is (vcAt, from vc).
+				at := vc[gr.sess]
+				if gr.sess == c.sess[w1] {
+					at = c.idx[w1]
+				}
+				if lim <= at || gr.last <= at {
+					continue
+				}
+			}
+			ws := c.went[gr.start:gr.end]
 			// Last write of this session to the key within the past.
 			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
 			// The common case, decided from w1's clock alone (no lookup
@@ -501,8 +540,8 @@ func (c *checker) read(v int32, row []uint32) {
 			}
 		}
 		if stale < 0 {
-			for _, f := range c.failedBy[it.key] {
-				if f != w1 && c.inPast(f, at) && consider(f) {
+			for _, f := range c.failedCandidates(it.key, w1, row) {
+				if consider(f) {
 					break
 				}
 			}
@@ -521,6 +560,100 @@ func (c *checker) read(v int32, row []uint32) {
 		}
 		c.recs = append(c.recs, rec{rule: rule, node: v, item: itemIdx, w2: stale})
 	}
+}
+
+// failedReaders lays out, per key, the readers of its failed writes
+// (fents), which failedCandidates searches.
+func (c *checker) failedReaders() {
+	K := len(c.keyNames)
+	c.fOff = make([]int32, K+1)
+	g := c.g1
+	for k, fs := range c.failedBy {
+		for _, f := range fs {
+			c.fOff[k+1] += g.off[f+1] - g.off[f]
+		}
+	}
+	for k := 1; k <= K; k++ {
+		c.fOff[k] += c.fOff[k-1]
+	}
+	c.fents = make([]fentry, c.fOff[K])
+	fill := slices.Clone(c.fOff[:K])
+	for k, fs := range c.failedBy {
+		for _, f := range fs {
+			for j := g.off[f]; j < g.off[f+1]; j++ {
+				r := g.dst[j]
+				c.fents[fill[k]] = fentry{sess: c.sess[r], idx: c.idx[r], f: f}
+				fill[k]++
+			}
+		}
+		slices.SortFunc(c.fents[c.fOff[k]:c.fOff[k+1]], cmpFentry)
+	}
+	c.fgOff = make([]int32, K+1)
+	for k := range int32(K) {
+		for j := c.fOff[k]; j < c.fOff[k+1]; j++ {
+			e := c.fents[j]
+			if j == c.fOff[k] || c.fgroups[len(c.fgroups)-1].sess != e.sess {
+				c.fgroups = append(c.fgroups, kgroup{sess: e.sess, start: j, end: j + 1, first: e.idx, last: e.idx})
+			} else {
+				c.fgroups[len(c.fgroups)-1].end = j + 1
+				c.fgroups[len(c.fgroups)-1].last = e.idx
+			}
+		}
+		c.fgOff[k+1] = int32(len(c.fgroups))
+	}
+}
+
+func cmpUint32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// failedCandidates returns, in node order, the failed writes to key k
+// other than w1 that are in the past described by row (a failed write is
+// there when one of its readers is) and, when w1 is a write, not in w1's
+// past: those a read of k that returned w1 has to consider. (The others
+// it would skip: a failed write in w1's past was overwritten by it.)
+func (c *checker) failedCandidates(k, w1 int32, row []uint32) []int32 {
+	cand := c.cand[:0]
+	for _, gr := range c.fgroups[c.fgOff[k]:c.fgOff[k+1]] {
+		// The readers of session gr.sess at positions in (lo, hi].
+		lo, hi := uint32(0), row[gr.sess]
+		if w1 >= 0 {
+			lo = c.vcAt(w1, gr.sess)
+		}
+		if hi <= lo || gr.first > hi || gr.last <= lo {
+			continue
+		}
+		ents := c.fents[gr.start:gr.end]
+		i, _ := slices.BinarySearchFunc(ents, lo+1, func(e fentry, idx uint32) int { return cmpUint32(e.idx, idx) })
+		for ; i < len(ents) && ents[i].idx <= hi; i++ {
+			if f := ents[i].f; f != w1 {
+				cand = append(cand, f)
+			}
+		}
+	}
+	c.cand = cand
+	if w1 < 0 && len(cand) > 1 {
+		// A null read is stale from the first one on: only it counts.
+		cand = cand[:1]
+		cand[0] = slices.Min(c.cand)
+		return cand
+	}
+	slices.Sort(cand)
+	return slices.Compact(cand)
+}
+
+// cmpFentry orders fentries by session, then position.
+func cmpFentry(a, b fentry) int {
+	if a.sess != b.sess {
+		return int(a.sess - b.sess)
+	}
+	return cmpUint32(a.idx, b.idx)
 }
 
 // orderDisagreement looks for cycles in co ∪ conflict edges and records

@@ -225,7 +225,7 @@ func (c *checker) explainThinAir(r *rec) Violation {
 	c.fig.violating(v)
 	// Was it written to another key?
 	t := c.t
-	vid, read := t.valID[value]
+	vid, read := t.values.lookup(value)
 	for i := range int32(t.n) {
 		if !read {
 			break

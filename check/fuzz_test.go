@@ -127,54 +127,7 @@ func FuzzCheckOps(f *testing.F) {
 		if len(b) > 4*500 {
 			b = b[:4*500]
 		}
-		keys := []string{"x", "y", "z"}
-		var written []string
-		counter := map[string]int{}
-		no := false
-		newVal := func(s string) string {
-			counter[s]++
-			v := s + "-" + string(rune('0'+counter[s]%10)) + string(rune('a'+counter[s]/10%26)) + string(rune('a'+counter[s]/260))
-			written = append(written, v)
-			return v
-		}
-		pick := func(c byte) *string {
-			switch {
-			case c%5 == 0:
-				return nil
-			case c%11 == 1 || len(written) == 0:
-				v := "thin-air"
-				return &v
-			}
-			v := written[int(c)%len(written)]
-			return &v
-		}
-		var ops []history.Op
-		for i := 0; i+3 < len(b); i += 4 {
-			s := string(rune('a' + b[i]%4))
-			k := keys[b[i+2]%3]
-			op := history.Op{Session: s, DC: "d" + s, StartMs: float64(i), EndMs: float64(i) + 1.5}
-			switch b[i+1] % 8 {
-			case 0, 1, 2:
-				op.Op, op.Key, op.Value = history.Get, k, pick(b[i+3])
-			case 3, 4:
-				v := newVal(s)
-				op.Op, op.Key, op.Value = history.Put, k, &v
-				if b[i+3]%7 == 0 {
-					op.OK = &no
-				}
-			case 5:
-				op.Op = history.ReadTxn
-				op.Reads = map[string]*string{k: pick(b[i+3]), keys[(b[i+2]+1)%3]: pick(b[i+3] / 3)}
-			case 6:
-				op.Op, op.Writes = history.WriteTxn, map[string]string{k: newVal(s)}
-				if k2 := keys[(b[i+2]+1+b[i+3]%2)%3]; k2 != k {
-					op.Writes[k2] = newVal(s)
-				}
-			case 7:
-				op.Op, op.Key, op.OK = history.Get, k, &no
-			}
-			ops = append(ops, op)
-		}
+		ops := opsFromBytes(b, 4)
 		var buf bytes.Buffer
 		w := history.NewWriter(&buf)
 		for _, op := range ops {
@@ -194,4 +147,59 @@ func FuzzCheckOps(f *testing.F) {
 		}
 		checkResult(t, h)
 	})
+}
+
+// opsFromBytes is FuzzCheckOps's history of b: four bytes per operation
+// (session among the first sessions letters, kind, key, which value to
+// read or whether a write fails).
+func opsFromBytes(b []byte, sessions int) []history.Op {
+	keys := []string{"x", "y", "z"}
+	var written []string
+	counter := map[string]int{}
+	no := false
+	newVal := func(s string) string {
+		counter[s]++
+		v := s + "-" + string(rune('0'+counter[s]%10)) + string(rune('a'+counter[s]/10%26)) + string(rune('a'+counter[s]/260))
+		written = append(written, v)
+		return v
+	}
+	pick := func(c byte) *string {
+		switch {
+		case c%5 == 0:
+			return nil
+		case c%11 == 1 || len(written) == 0:
+			v := "thin-air"
+			return &v
+		}
+		v := written[int(c)%len(written)]
+		return &v
+	}
+	var ops []history.Op
+	for i := 0; i+3 < len(b); i += 4 {
+		s := string(rune('a' + int(b[i])%sessions))
+		k := keys[b[i+2]%3]
+		op := history.Op{Session: s, DC: "d" + s, StartMs: float64(i), EndMs: float64(i) + 1.5}
+		switch b[i+1] % 8 {
+		case 0, 1, 2:
+			op.Op, op.Key, op.Value = history.Get, k, pick(b[i+3])
+		case 3, 4:
+			v := newVal(s)
+			op.Op, op.Key, op.Value = history.Put, k, &v
+			if b[i+3]%7 == 0 {
+				op.OK = &no
+			}
+		case 5:
+			op.Op = history.ReadTxn
+			op.Reads = map[string]*string{k: pick(b[i+3]), keys[(b[i+2]+1)%3]: pick(b[i+3] / 3)}
+		case 6:
+			op.Op, op.Writes = history.WriteTxn, map[string]string{k: newVal(s)}
+			if k2 := keys[(b[i+2]+1+b[i+3]%2)%3]; k2 != k {
+				op.Writes[k2] = newVal(s)
+			}
+		case 7:
+			op.Op, op.Key, op.OK = history.Get, k, &no
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }

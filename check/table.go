@@ -42,9 +42,10 @@ type table struct {
 	// skipped (nil: operation i is on line i+1).
 	lines []int32
 
-	sessNames, dcNames, keyNames, values []string
-	sessID, dcID, keyID, valID           map[string]int32
-	dels                                 map[string]bool // values (tombstone IDs) written by dels
+	sessNames, dcNames, keyNames []string
+	sessID, dcID, keyID          map[string]int32
+	values                       *valueSet
+	dels                         map[string]bool // values (tombstone IDs) written by dels
 	// firstWrite, when not nil, is the line of each value's first write
 	// (0: none yet), to refuse a value written twice as history.Parse
 	// does (scanTable reads without the parser's check).
@@ -53,7 +54,7 @@ type table struct {
 
 func newTable() *table {
 	return &table{sessID: map[string]int32{}, dcID: map[string]int32{}, keyID: map[string]int32{},
-		valID: map[string]int32{}, dels: map[string]bool{}}
+		values: newValueSet(), dels: map[string]bool{}}
 }
 
 // tableOf lays out a parsed history.
@@ -103,7 +104,7 @@ func (t *table) valOf(p *string) int32 {
 	if p == nil {
 		return -1
 	}
-	return intern(t.valID, &t.values, *p)
+	return t.values.intern(*p)
 }
 
 // claim records that line writes value ID id; with firstWrite kept it
@@ -116,7 +117,7 @@ func (t *table) claim(line int, id int32) error {
 		t.firstWrite = append(t.firstWrite, 0)
 	}
 	if first := t.firstWrite[id]; first != 0 {
-		return &history.FormatError{Line: line, Msg: history.ErrValueWrittenTwice(t.values[id], int(first), line)}
+		return &history.FormatError{Line: line, Msg: history.ErrValueWrittenTwice(t.values.text(id), int(first), line)}
 	}
 	t.firstWrite[id] = int32(line)
 	return nil
@@ -219,7 +220,8 @@ func (t *table) value(id int32) *string {
 	if id < 0 {
 		return nil
 	}
-	return &t.values[id]
+	v := t.values.text(id)
+	return &v
 }
 
 // txText renders transaction v's keys as {k=v, …} (at most 6, then "…

@@ -187,18 +187,24 @@ func (t *Transport) refuse(b *backLink, from, to, reason string) {
 	_ = b.enqueue(outFrame{frame: &transportpb.Frame{Payload: payload, From: to, To: from}}, 0)
 }
 
-// write sends b's frames on stream until ctx ends or a send fails.
+// write sends b's frames on stream, in batches (batch.go), until ctx ends
+// or a send fails.
 func (b *backLink) write(ctx context.Context, send func(*transportpb.Frame) error) {
+	var batch []outFrame
 	for {
 		select {
 		case f := <-b.queue:
-			if err := send(f.frame); err != nil {
+			batch = takeBatch(b.queue, append(batch[:0], f))
+			n := int64(len(batch))
+			err := send(packBatch(batch))
+			clear(batch)
+			b.queued.Add(-n)
+			if err != nil {
 				b.t.log.Debug("transport: reply stream broke", "peer", b.peer, "err", err)
-				b.queued.Add(-1)
 				return
 			}
-			b.t.sent.Add(1)
-			b.queued.Add(-1)
+			b.t.sent.Add(uint64(n))
+			b.t.messages.Add(1)
 		case <-ctx.Done():
 			return
 		}

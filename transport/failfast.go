@@ -52,7 +52,7 @@ func (l *link) unreachable() error {
 // failedToOpen is called by run when a stream could not be opened. On a
 // FailFast transport it marks the link unreachable and drops every frame
 // it holds (pending included), reporting each to its unsent callback.
-func (l *link) failedToOpen(err error, pending **outFrame) {
+func (l *link) failedToOpen(err error, pending *[]outFrame) {
 	t := l.t
 	if !t.cfg.FailFast {
 		return
@@ -66,10 +66,11 @@ func (l *link) failedToOpen(err error, pending **outFrame) {
 			f.unsent(uerr)
 		}
 	}
-	if *pending != nil {
-		drop(*pending)
-		*pending = nil
+	for i := range *pending {
+		drop(&(*pending)[i])
 	}
+	clear(*pending)
+	*pending = (*pending)[:0]
 	for {
 		select {
 		case f := <-l.queue:

@@ -30,7 +30,7 @@ type link struct {
 	addr  string
 	conn  *grpc.ClientConn
 	queue chan outFrame
-	// queued counts the frames in queue plus the one the goroutine holds,
+	// queued counts the frames in queue plus those the goroutine holds,
 	// plus the link's frames in the delay line; it bounds queue, so that
 	// neither enqueue nor the delay line ever blocks on it.
 	queued atomic.Int64
@@ -89,14 +89,14 @@ func (l *link) enqueue(f outFrame, d time.Duration) error {
 }
 
 // run opens streams to the link's address one after the other, with
-// exponential backoff between failures, until the transport closes. A
-// frame taken from the queue but not written when a stream breaks is
-// written on the next stream.
+// exponential backoff between failures, until the transport closes. The
+// frames taken from the queue but not written when a stream breaks (a
+// batch) are written on the next stream.
 func (l *link) run() {
 	t := l.t
 	defer t.linkWG.Done()
 	defer func() { _ = l.conn.Close() }()
-	var pending *outFrame
+	var pending []outFrame
 	wait := minBackoff
 	for {
 		up, err := l.stream(&pending)
@@ -143,7 +143,7 @@ func (l *link) run() {
 		t.reconnects.Add(1)
 	}
 	// Send no longer enqueues (the transport is closed): what is left,
-	// pending frame included, is dropped.
+	// pending frames included, is dropped.
 	if n := l.queued.Swap(0); n > 0 {
 		t.dropped.Add(uint64(n))
 		t.log.Info("transport: dropped queued frames at close", "addr", l.addr, "frames", n)
@@ -182,12 +182,12 @@ func (l *link) retire() bool {
 	return true
 }
 
-// stream opens one stream and writes queued frames to it (dropping those
-// that come due while the link is cut),
-// until the stream breaks or the transport closes. It
-// returns how long the stream was up (0 if it could not be opened) and why
-// it ended.
-func (l *link) stream(pending **outFrame) (time.Duration, error) {
+// stream opens one stream and writes queued frames to it, in batches
+// (batch.go), dropping those that come due while the link is cut, until
+// the stream breaks or the transport closes. pending holds the batch
+// taken from the queue and not yet written. It returns how long the
+// stream was up (0 if it could not be opened) and why it ended.
+func (l *link) stream(pending *[]outFrame) (time.Duration, error) {
 	t := l.t
 	// The stream outlives t.ctx for a moment at close (see closeStream),
 	// so its context is separate; t.ctx only cuts the opening short.
@@ -235,32 +235,35 @@ func (l *link) stream(pending **outFrame) (time.Duration, error) {
 	}
 
 	for {
-		if *pending == nil {
+		if len(*pending) == 0 {
 			select {
 			case f := <-l.queue:
-				*pending = &f
+				*pending = takeBatch(l.queue, append((*pending)[:0], f))
 			case <-recvDone:
 				return broke()
 			case <-t.ctx.Done():
 				return time.Since(start), l.closeStream(st, recvDone)
 			}
 		}
-		f := *pending
+		n := len(*pending)
 		if t.IsCut(l.addr) {
-			// Cut while it waited: lost, as on a partitioned network.
-			t.cut.Add(1)
-			l.queued.Add(-1)
-			*pending = nil
+			// Cut while they waited: lost, as on a partitioned network.
+			t.cut.Add(uint64(n))
+			l.queued.Add(-int64(n))
+			clear(*pending)
+			*pending = (*pending)[:0]
 			continue
 		}
-		if err := st.Send(f.frame); err != nil {
-			// The stream is dead and f was not written: it stays pending
-			// for the next stream.
+		if err := st.Send(packBatch(*pending)); err != nil {
+			// The stream is dead and the batch was not written: it stays
+			// pending for the next stream.
 			return broke()
 		}
-		t.sent.Add(1)
-		l.queued.Add(-1)
-		*pending = nil
+		t.sent.Add(uint64(n))
+		t.messages.Add(1)
+		l.queued.Add(-int64(n))
+		clear(*pending) // let the frames be collected
+		*pending = (*pending)[:0]
 	}
 }
 
@@ -279,18 +282,20 @@ func (l *link) closeStream(st transportpb.Transport_LinkClient, recvDone <-chan 
 	return l.t.ctx.Err()
 }
 
-// deliver hands a frame the peer sent back on the link's stream to the
-// Handler, or drops it if it is invalid.
-func (l *link) deliver(f *transportpb.Frame) {
+// deliver hands the frames of a message the peer sent back on the link's
+// stream to the Handler, in order, dropping those that are invalid.
+func (l *link) deliver(m *transportpb.Frame) {
 	t := l.t
-	from, to, msg, err := checkFrame(f, t.cfg.MaxFrameBytes)
-	if err != nil {
-		t.dropped.Add(1)
-		t.log.Warn("transport: dropped invalid frame", "peer", l.addr, "err", err)
-		return
-	}
-	t.received.Add(1)
-	if t.cfg.Handler != nil {
-		t.cfg.Handler(from, to, msg)
+	for _, f := range unpackBatch(m) {
+		from, to, msg, err := checkBatched(f, t.cfg.MaxFrameBytes)
+		if err != nil {
+			t.dropped.Add(1)
+			t.log.Warn("transport: dropped invalid frame", "peer", l.addr, "err", err)
+			continue
+		}
+		t.received.Add(1)
+		if t.cfg.Handler != nil {
+			t.cfg.Handler(from, to, msg)
+		}
 	}
 }

@@ -86,35 +86,53 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string, back *bac
 			}
 			return err
 		}
-		from, to, msg, err := decodeFrame(raw.b, t.cfg.MaxFrameBytes)
+		frames, err := unmarshalFrames(raw.b)
 		if err != nil {
 			t.dropped.Add(1)
 			t.log.Warn("transport: dropped invalid frame", "peer", peerAddr, "bytes", len(raw.b), "err", err)
 			continue
 		}
-		select {
-		case <-t.closing:
-			return nil
-		default:
-		}
-		if t.cfg.Accept != nil && !t.cfg.Accept(to) {
-			t.dropped.Add(1)
-			t.log.Warn("transport: a frame for another node: ending the stream so that the sender dials again", "peer", peerAddr, "from", from, "to", to)
-			return status.Errorf(codes.FailedPrecondition, "%s: frame for %s", ErrWrongNode.Error(), to)
-		}
-		if t.cfg.Sender != nil && !t.cfg.Sender(from, back.cert) {
-			t.dropped.Add(1)
-			t.log.Warn("transport: dropped a frame whose sender the connection's certificate does not vouch for", "peer", peerAddr, "from", from, "cert", back.cert)
-			continue
-		}
-		if !t.route(back, from, to, msg) {
-			continue
-		}
-		t.received.Add(1)
-		if t.cfg.Handler != nil {
-			t.cfg.Handler(from, to, msg)
+		for _, f := range frames {
+			if stop, err := t.receiveFrame(f, peerAddr, back); stop {
+				return err
+			}
 		}
 	}
+}
+
+// receiveFrame validates one received frame and hands it to the Handler,
+// or drops it. It reports whether the stream ends (the transport is
+// closing, or with an error).
+func (t *Transport) receiveFrame(f *transportpb.Frame, peerAddr string, back *backLink) (stop bool, err error) {
+	from, to, msg, err := checkBatched(f, t.cfg.MaxFrameBytes)
+	if err != nil {
+		t.dropped.Add(1)
+		t.log.Warn("transport: dropped invalid frame", "peer", peerAddr, "bytes", proto.Size(f), "err", err)
+		return false, nil
+	}
+	select {
+	case <-t.closing:
+		return true, nil
+	default:
+	}
+	if t.cfg.Accept != nil && !t.cfg.Accept(to) {
+		t.dropped.Add(1)
+		t.log.Warn("transport: a frame for another node: ending the stream so that the sender dials again", "peer", peerAddr, "from", from, "to", to)
+		return true, status.Errorf(codes.FailedPrecondition, "%s: frame for %s", ErrWrongNode.Error(), to)
+	}
+	if t.cfg.Sender != nil && !t.cfg.Sender(from, back.cert) {
+		t.dropped.Add(1)
+		t.log.Warn("transport: dropped a frame whose sender the connection's certificate does not vouch for", "peer", peerAddr, "from", from, "cert", back.cert)
+		return false, nil
+	}
+	if !t.route(back, from, to, msg) {
+		return false, nil
+	}
+	t.received.Add(1)
+	if t.cfg.Handler != nil {
+		t.cfg.Handler(from, to, msg)
+	}
+	return false, nil
 }
 
 // ErrWrongNode is why a receiver ends a stream whose frames are for a
@@ -157,16 +175,6 @@ func (t *Transport) route(back *backLink, from, to string, msg proto.Message) bo
 		return false
 	}
 	return true
-}
-
-// decodeFrame parses and validates one serialized transportpb.Frame whose
-// payload may be at most maxPayload bytes, and decodes its payload.
-func decodeFrame(b []byte, maxPayload int) (from, to string, msg proto.Message, err error) {
-	var f transportpb.Frame
-	if err := proto.Unmarshal(b, &f); err != nil {
-		return "", "", nil, fmt.Errorf("transport: malformed frame: %w", err)
-	}
-	return checkFrame(&f, maxPayload)
 }
 
 // checkFrame validates a parsed frame and decodes its payload.

@@ -33,7 +33,12 @@ type Frame struct {
 	// from is the sending node's ID ("DC/NAME").
 	From string `protobuf:"bytes,2,opt,name=from,proto3" json:"from,omitempty"`
 	// to is the receiving node's ID ("DC/NAME").
-	To            string `protobuf:"bytes,3,opt,name=to,proto3" json:"to,omitempty"`
+	To string `protobuf:"bytes,3,opt,name=to,proto3" json:"to,omitempty"`
+	// batch holds the frames that follow this one on the stream, in order:
+	// a sender packs the frames waiting on a link into one message, which
+	// costs one gRPC message and one socket write instead of one each. A
+	// frame inside batch has no batch of its own (the receiver drops it).
+	Batch         []*Frame `protobuf:"bytes,4,rep,name=batch,proto3" json:"batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +92,13 @@ func (x *Frame) GetTo() string {
 		return x.To
 	}
 	return ""
+}
+
+func (x *Frame) GetBatch() []*Frame {
+	if x != nil {
+		return x.Batch
+	}
+	return nil
 }
 
 // Ping is a no-op request a client sends to a node; the node's host answers
@@ -275,11 +287,12 @@ var File_proto_causeway_transport_v1_transport_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_transport_v1_transport_proto_rawDesc = "" +
 	"\n" +
-	"+proto/causeway/transport/v1/transport.proto\x12\x15causeway.transport.v1\"E\n" +
+	"+proto/causeway/transport/v1/transport.proto\x12\x15causeway.transport.v1\"y\n" +
 	"\x05Frame\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x03 \x01(\tR\x02to\"\x16\n" +
+	"\x02to\x18\x03 \x01(\tR\x02to\x122\n" +
+	"\x05batch\x18\x04 \x03(\v2\x1c.causeway.transport.v1.FrameR\x05batch\"\x16\n" +
 	"\x04Ping\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x16\n" +
 	"\x04Pong\x12\x0e\n" +
@@ -311,13 +324,14 @@ var file_proto_causeway_transport_v1_transport_proto_goTypes = []any{
 	(*Goodbye)(nil), // 4: causeway.transport.v1.Goodbye
 }
 var file_proto_causeway_transport_v1_transport_proto_depIdxs = []int32{
-	0, // 0: causeway.transport.v1.Transport.Link:input_type -> causeway.transport.v1.Frame
-	0, // 1: causeway.transport.v1.Transport.Link:output_type -> causeway.transport.v1.Frame
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	0, // 0: causeway.transport.v1.Frame.batch:type_name -> causeway.transport.v1.Frame
+	0, // 1: causeway.transport.v1.Transport.Link:input_type -> causeway.transport.v1.Frame
+	0, // 2: causeway.transport.v1.Transport.Link:output_type -> causeway.transport.v1.Frame
+	2, // [2:3] is the sub-list for method output_type
+	1, // [1:2] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_transport_v1_transport_proto_init() }
