@@ -52,7 +52,9 @@ func TestCOPSMetadataBytesPerWrite(t *testing.T) {
 }
 
 // TestMetadataBytesPerWriteInEverySimResult checks that the metric is in
-// the result of every protocol that replicates writes by message.
+// the result of every protocol that replicates writes by message, and that
+// every protocol's WAN messages cost at most 20 bytes of framing each
+// (issue #17's target; a registered kind costs one or two).
 func TestMetadataBytesPerWriteInEverySimResult(t *testing.T) {
 	tp, _ := topology.Lookup("karma-aws8")
 	w, _ := workload.Lookup("ycsb-80-20")
@@ -63,6 +65,11 @@ func TestMetadataBytesPerWriteInEverySimResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f := res.FramingBytesPerMessage; f == nil {
+			t.Errorf("%s: no framing_bytes_per_message", name)
+		} else if *f > maxFramingBytes || *f < 1 {
+			t.Errorf("%s: framing_bytes_per_message = %v, want 1 to %d", name, *f, maxFramingBytes)
+		}
 		_, carrier := p.(protocol.WriteCarrier)
 		if carrier != (res.MetadataBytesPerWrite != nil) {
 			t.Errorf("%s: metadata_bytes_per_write = %v, but WriteCarrier implemented: %v", name, res.MetadataBytesPerWrite, carrier)
@@ -71,6 +78,10 @@ func TestMetadataBytesPerWriteInEverySimResult(t *testing.T) {
 		}
 	}
 }
+
+// maxFramingBytes is issue #17's bound on the wire codec's bytes per
+// message.
+const maxFramingBytes = 20
 
 // TestZeroCostModelKeepsResults checks that a run with the zero cost model
 // is the simple form's run: same result, same history, byte for byte.
