@@ -315,7 +315,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 	version := s.clock<<serverBits | s.index
 	msg := &pb.Replicate{Key: b.Key, Value: b.Value, Version: version}
 	if s.mode.Causal {
-		msg.Deps = b.Deps
+		msg.PackedDeps = appendDeps(nil, b.Key, version, b.Deps)
 	}
 	s.commit(b.Key, b.Value, version, r)
 	if others := s.otherReplicas(b.Key); len(others) > 0 {
@@ -380,7 +380,11 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if _, waiting := s.in[ik]; waiting {
 		return // a retransmission of a write already waiting for its deps
 	}
-	for _, d := range b.Deps {
+	deps, err := decodeDeps(b.PackedDeps, b.Key, b.Version)
+	if err != nil {
+		return // no server sends such a write: drop it rather than guess
+	}
+	for _, d := range deps {
 		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
 			continue
 		}
