@@ -102,6 +102,7 @@ func Compare(results []*Result) []CompareRow {
 		return val(float64(*r.Messages) / float64(r.Ops))
 	})
 	add("metadata_bytes_per_write", "bytes", func(r *Result) *float64 { return r.MetadataBytesPerWrite })
+	add("framing_bytes_per_message", "bytes", func(r *Result) *float64 { return r.FramingBytesPerMessage })
 	add("ceiling_fraction", "fraction", func(r *Result) *float64 { return r.CeilingFraction })
 	add("errors", "count", func(r *Result) *float64 { return val(float64(r.errorCount())) })
 	names := map[string]bool{}

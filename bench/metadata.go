@@ -15,3 +15,14 @@ func metadataPerWrite(st sim.Stats) *float64 {
 	v := round3(float64(st.MetadataBytes) / float64(st.ReplicatedWrites))
 	return &v
 }
+
+// framingPerMessage is framing_bytes_per_message: the wire codec's bytes
+// (wire.FrameSize minus the payload) per message that crossed between DCs;
+// nil when none did.
+func framingPerMessage(st sim.Stats) *float64 {
+	if st.WANMessages == 0 {
+		return nil
+	}
+	v := round3(float64(st.WANFrameBytes-st.WANBytes) / float64(st.WANMessages))
+	return &v
+}

@@ -153,6 +153,12 @@ type Result struct {
 	// the replicated-write messages that crossed between DCs (see
 	// metadata.go); absent when the protocol sent none.
 	MetadataBytesPerWrite *float64 `json:"metadata_bytes_per_write,omitempty"`
+	// WANFrameBytes (simulations only) is WANBytes plus the wire codec's
+	// framing of each message (its kind): the payload bytes of the frames
+	// the live transport would carry between DCs. FramingBytesPerMessage is
+	// their difference per WAN message (see metadata.go).
+	WANFrameBytes          *int64   `json:"wan_frame_bytes,omitempty"`
+	FramingBytesPerMessage *float64 `json:"framing_bytes_per_message,omitempty"`
 	// CeilingOpsS is the no-op round trips per second the same clients
 	// completed over the same transport in the same live run; absent in
 	// simulations.

@@ -240,6 +240,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	st := s.Stats()
 	res.Messages, res.WANBytes, res.UnroutedReplies = &st.Messages, &st.WANBytes, &st.NoRoute
 	res.MetadataBytesPerWrite = metadataPerWrite(st)
+	res.WANFrameBytes, res.FramingBytesPerMessage = &st.WANFrameBytes, framingPerMessage(st)
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults
 	if spec.History != nil {

@@ -35,9 +35,9 @@ type plantedNode struct{ protocol.Node }
 
 func (n plantedNode) strip(r protocol.Ready) protocol.Ready {
 	for i, m := range r.After.Messages {
-		if rep, ok := m.Body.(*fullreppb.Replicate); ok && len(rep.Deps) > 0 {
+		if rep, ok := m.Body.(*fullreppb.Replicate); ok && len(rep.PackedDeps) > 0 {
 			c := proto.Clone(rep).(*fullreppb.Replicate)
-			c.Deps = nil
+			c.PackedDeps = nil
 			r.After.Messages[i].Body = c
 		}
 	}

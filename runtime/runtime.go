@@ -21,7 +21,7 @@ import (
 type Observer interface {
 	// MessageSent is called for every message handed to the network, with
 	// its payload size: the protobuf encoding of the message (proto.Size),
-	// without the wire codec's framing (type URL, lengths), so that
+	// without the wire codec's framing (the message's kind), so that
 	// wan_bytes measures what a protocol ships, not how it is named.
 	MessageSent(now time.Duration, from, to protocol.NodeID, bytes int)
 	// Visible is called when a node reports that a write became readable

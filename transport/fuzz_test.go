@@ -32,6 +32,14 @@ func FuzzFrameDecode(f *testing.F) {
 	}
 	f.Add(batch)
 	f.Add(payload)
+	refusal, err := wire.Encode(&transportpb.Refusal{Reason: "full"}) // a message with a kind
+	if err != nil {
+		f.Fatal(err)
+	}
+	if frame, err = proto.Marshal(&transportpb.Frame{Payload: refusal, From: "dc1/s0", To: "dc2/c0"}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(frame)
 	f.Add([]byte{})
 	f.Add([]byte{0x0a, 0xff, 0x01})
 	f.Add([]byte("\x12\x02\xff\xfe\x1a\x01x"))

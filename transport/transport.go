@@ -7,7 +7,8 @@
 // Link RPC, and it keeps one long-lived outgoing Link stream per destination
 // address, created on the first Send to that address. Every message travels
 // as a transportpb.Frame whose payload is the message encoded by wire.Encode
-// (a google.protobuf.Any), tagged with the sending and receiving node IDs.
+// (its kind, a varint, then its protobuf encoding: docs/formats/wire.md),
+// tagged with the sending and receiving node IDs.
 //
 // # Ordering
 //

@@ -9,12 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-
-	_ "github.com/causeway/causeway/wire/fullreppb"
-	_ "github.com/causeway/causeway/wire/karmapb"
-	_ "github.com/causeway/causeway/wire/transportpb"
 )
 
 // fill sets every field of m to a non-default value (one element for lists
@@ -120,12 +115,14 @@ func FuzzDecode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(b)
+	f.Add(b)            // a type without a kind, under its full name
 	f.Add(b[:len(b)-3]) // truncated
 	f.Add([]byte{})
-	f.Add([]byte("\x0a\x05nosuch"))                                          // unknown type
-	f.Add([]byte("\x0a\x2ftype.googleapis.com/google.protobuf.Any\x12\x00")) // an Any in an Any
-	f.Add(protowire.AppendTag(nil, 1, protowire.BytesType))
+	f.Add([]byte("\x00\x06nosuch"))                      // unknown type
+	f.Add([]byte("\x00\x13google.protobuf.Any\x0a\x00")) // an Any
+	f.Add([]byte{0xff, 0x7f})                            // unknown kind
+	f.Add([]byte{0x80})                                  // truncated kind
+	f.Add(protowire.AppendVarint(nil, 1<<40))            // kind over 32 bits
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		m, err := Decode(frame)
 		if err != nil {
@@ -155,12 +152,12 @@ func FuzzDecode(f *testing.F) {
 		if !proto.Equal(m, back) && !hasNaN(m.ProtoReflect()) {
 			t.Fatalf("round trip changed %T:\n%v\n%v", m, m, back)
 		}
-		if _, ok := m.(*anypb.Any); ok {
-			return // an Any in the frame: the type URL is the inner one's
-		}
-		a, err := anypb.New(m)
-		if err != nil || len(enc) == 0 || !bytes.Contains(enc, []byte(a.GetTypeUrl())) {
-			t.Fatalf("encoded %T without its type URL", m)
+		if k, ok := KindOf(m); ok {
+			if got, n := protowire.ConsumeVarint(enc); n < 0 || got != uint64(k) {
+				t.Fatalf("encoded %T without its kind %d: %x", m, k, enc)
+			}
+		} else if !bytes.Contains(enc, []byte(m.ProtoReflect().Descriptor().FullName())) {
+			t.Fatalf("encoded %T, which has no kind, without its name", m)
 		}
 	})
 }
@@ -207,32 +204,34 @@ func hasNaN(m protoreflect.Message) bool {
 	return found
 }
 
-// TestDecodeGarbage: truncated frames, unknown message types, oversized
+// TestDecodeGarbage: truncated frames, unknown kinds and message types, oversized
 // frames and malformed payloads are errors that say what is wrong.
 func TestDecodeGarbage(t *testing.T) {
 	good, err := Encode(wrapperspb.String("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	anyFrame := func(url string, value []byte) []byte {
-		b := protowire.AppendTag(nil, 1, protowire.BytesType)
-		b = protowire.AppendString(b, url)
-		b = protowire.AppendTag(b, 2, protowire.BytesType)
-		return protowire.AppendBytes(b, value)
+	named := func(name string, payload []byte) []byte {
+		b := protowire.AppendVarint(nil, 0)
+		b = protowire.AppendString(b, name)
+		return append(b, payload...)
 	}
 	for _, tc := range []struct {
 		name  string
 		frame []byte
 		want  string
 	}{
-		{"empty", nil, `wire: frame of type "": `},
-		{"truncated", good[:len(good)-2], "wire: malformed frame: "},
-		{"truncated varint", []byte{0x0a, 0xff}, "wire: malformed frame: "},
-		{"unknown type", anyFrame("type.googleapis.com/causeway.nosuch.v1.Thing", nil), `wire: frame of type "type.googleapis.com/causeway.nosuch.v1.Thing": `},
-		{"type without a slash", anyFrame("causeway", nil), `wire: frame of type "causeway": `},
-		{"malformed payload", anyFrame("type.googleapis.com/google.protobuf.StringValue", []byte{0x0a, 0x05, 'a'}), `wire: frame of type "type.googleapis.com/google.protobuf.StringValue": `},
-		{"invalid UTF-8 in a string", anyFrame("type.googleapis.com/google.protobuf.StringValue", []byte{0x0a, 0x01, 0xff}), "wire: frame of type"},
-		{"wrong wire type", anyFrame("type.googleapis.com/google.protobuf.StringValue", []byte{0x08, 0x01}), ""},
+		{"empty", nil, "wire: empty frame"},
+		{"truncated", good[:len(good)-2], "wire: frame of type google.protobuf.StringValue: "},
+		{"truncated kind", []byte{0xff}, "wire: malformed frame: bad kind"},
+		{"truncated name", []byte{0x00, 0x05, 'a'}, "wire: malformed frame: bad type name"},
+		{"unknown kind", []byte{0xff, 0x7f}, "wire: frame of unknown kind 16383"},
+		{"kind over 32 bits", protowire.AppendVarint(nil, 1<<32+16), "wire: frame of unknown kind 4294967312"},
+		{"unknown type", named("causeway.nosuch.v1.Thing", nil), `wire: frame of type "causeway.nosuch.v1.Thing": `},
+		{"malformed payload", named("google.protobuf.StringValue", []byte{0x0a, 0x05, 'a'}), "wire: frame of type google.protobuf.StringValue: "},
+		{"malformed payload of a kind", []byte{21, 0x0a, 0x05, 'a'}, "wire: frame of type causeway.fullrep.v1.Replicate: "},
+		{"invalid UTF-8 in a string", named("google.protobuf.StringValue", []byte{0x0a, 0x01, 0xff}), "wire: frame of type"},
+		{"wrong wire type", named("google.protobuf.StringValue", []byte{0x08, 0x01}), ""},
 		{"oversized", make([]byte, MaxFrameBytes+1), "over the"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package fullrep
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -133,14 +134,22 @@ type incoming struct {
 }
 
 type server struct {
-	mode    Mode
-	id      protocol.NodeID
-	dc      string
-	topo    *topology.Topology
-	index   uint64 // this server's index among all servers
-	clock   uint64 // Lamport counter (causal) or last physical µs (eventual)
-	store   map[string]entry
-	out     map[string]*outgoing                // by storage key "r/key@version"
+	mode  Mode
+	id    protocol.NodeID
+	dc    string
+	topo  *topology.Topology
+	index uint64 // this server's index among all servers
+	clock uint64 // Lamport counter (causal) or last physical µs (eventual)
+	store map[string]entry
+	out   map[string]*outgoing // by storage key "r/key@version"
+	// outOrder lists the keys of out in the order their versions were
+	// minted (keys no longer in out are skipped lazily): the first one
+	// still in out holds the oldest write not yet committed everywhere.
+	outOrder []string
+	// stable is, by origin server index, the highest stable frontier that
+	// origin has sent (Replicate.stable): its versions with a Lamport
+	// counter below it are committed in every DC (causal mode).
+	stable  map[uint64]uint64
 	in      map[string]*incoming                // by "key@version"
 	deps    *depwait.Table[*pb.Dep]             // what the writes in `in` wait for
 	seen    map[string]bool                     // depKey -> committed here (causal mode)
@@ -156,7 +165,7 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
 		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{},
-		loaded: cfg.Loaded}
+		stable: map[uint64]uint64{}, loaded: cfg.Loaded}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -184,8 +193,12 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 			return nil // a torn record cannot exist (batches are atomic); skip defensively
 		}
 		s.out[r.Key] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: protocol.SentAt(-resendAfter)}
+		s.outOrder = append(s.outOrder, r.Key)
 		s.clock = max(s.clock, m.Version>>serverBits)
 		return nil
+	})
+	slices.SortFunc(s.outOrder, func(a, b string) int {
+		return cmp.Compare(s.out[a].msg.Version, s.out[b].msg.Version)
 	})
 	return s
 }
@@ -260,7 +273,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			// 0, below every written version.
 			e.value = s.loaded.Value(b.Key)
 		}
-		r.Send(s.id, m.From, &pb.GetReply{ReqId: b.ReqId, Value: e.value, Version: e.version})
+		r.Send(s.id, m.From, &pb.GetReply{ReqId: b.ReqId, Value: e.value, Version: e.version, Stable: s.isStable(e.version)})
 	case *pb.PutRequest:
 		s.put(now, m.From, b, &r)
 	case *pb.Replicate:
@@ -302,17 +315,21 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 	version := s.clock<<serverBits | s.index
 	msg := &pb.Replicate{Key: b.Key, Value: b.Value, Version: version}
 	if s.mode.Causal {
-		msg.Deps = b.Deps
+		msg.PackedDeps = appendDeps(nil, b.Key, version, b.Deps)
 	}
 	s.commit(b.Key, b.Value, version, r)
 	if others := s.otherReplicas(b.Key); len(others) > 0 {
 		k := "r/" + depKey(b.Key, version)
+		s.out[k] = &outgoing{msg: msg, unacked: others, retry: protocol.SentAt(now)}
+		s.outOrder = append(s.outOrder, k)
+		if s.mode.Causal {
+			msg.Stable = s.frontier() // at most this write's own counter
+		}
 		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 		if err != nil {
 			panic(err) // a generated message always marshals
 		}
 		r.Write(storage.Write{Kind: storage.Put, Key: k, Value: data}, true)
-		s.out[k] = &outgoing{msg: msg, unacked: others, retry: protocol.SentAt(now)}
 		for _, to := range sortedIDs(others) {
 			r.Send(s.id, to, msg)
 		}
@@ -352,6 +369,9 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 // replicate handles a write from another DC.
 func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replicate, r *protocol.Ready) {
 	s.clock = max(s.clock, b.Version>>serverBits)
+	if origin := b.Version & (1<<serverBits - 1); s.mode.Causal && b.Stable > s.stable[origin] {
+		s.stable[origin] = b.Stable
+	}
 	if s.committed(b.Key, b.Version) || (!s.mode.Causal && b.Version <= s.store[b.Key].version) {
 		r.Send(s.id, from, &pb.ReplicateAck{Key: b.Key, Version: b.Version})
 		return
@@ -360,7 +380,11 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if _, waiting := s.in[ik]; waiting {
 		return // a retransmission of a write already waiting for its deps
 	}
-	for _, d := range b.Deps {
+	deps, err := decodeDeps(b.PackedDeps, b.Key, b.Version)
+	if err != nil {
+		return // no server sends such a write: drop it rather than guess
+	}
+	for _, d := range deps {
 		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
 			continue
 		}

@@ -42,7 +42,7 @@ func TestServerQuiescentOnlyOnceReplicated(t *testing.T) {
 	// A replicated write from b depending on a version of j this DC
 	// lacks waits for it.
 	dep := &pb.Dep{Key: "j", Version: 5 << serverBits}
-	s.Step(0, protocol.Message{From: "b/s0", To: s.id, Body: &pb.Replicate{Key: "k2", Value: []byte("w"), Version: 9 << serverBits, Deps: []*pb.Dep{dep}}})
+	s.Step(0, protocol.Message{From: "b/s0", To: s.id, Body: &pb.Replicate{Key: "k2", Value: []byte("w"), Version: 9 << serverBits, PackedDeps: appendDeps(nil, "k2", 9<<serverBits, []*pb.Dep{dep})}})
 	if err := s.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "waits for its dependencies") {
 		t.Fatalf("replicated write missing its dependency: CheckQuiescent = %v, want it reported", err)
 	}

@@ -110,7 +110,13 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			if rep.Value == nil {
 				rep.Value = []byte{}
 			}
-			c.observe(req.Key, b.Version, false)
+			if b.Stable {
+				// Committed in every DC: no put needs to wait for it
+				// (stable.go), but later versions stay above it.
+				c.maxVersion = max(c.maxVersion, b.Version)
+			} else {
+				c.observe(req.Key, b.Version, false)
+			}
 		} else if b.Value != nil {
 			// A loaded value (version 0): every replica starts with it,
 			// so reading it adds no dependency.

@@ -75,7 +75,9 @@ func tokenWithDeps(t testing.TB) []byte {
 		if err := s.Submit(id, req, func(time.Duration, protocol.Reply) { done = true }); err != nil {
 			t.Fatal(err)
 		}
-		s.RunUntil(s.Now() + 100*time.Millisecond)
+		// 10 ms, less than a round trip to c (120 ms): x is not yet
+		// committed in every DC when it is read, so it is a dependency.
+		s.RunUntil(s.Now() + 10*time.Millisecond)
 		if !done {
 			t.Fatalf("%v did not complete", req.Op)
 		}

@@ -95,8 +95,9 @@ type Stats struct {
 	// (the chain protocols rely on it yet), and only counts them.
 	NoRoute int64
 
-	// WANFrameBytes is WANBytes plus the wire codec's framing (the anypb
-	// type URL and lengths): the bytes the live transport would carry.
+	// WANFrameBytes is WANBytes plus the wire codec's framing (each
+	// message's kind, wire.FrameSize): the payload bytes of the live
+	// transport's frames.
 	WANFrameBytes int64
 	// ReplicatedWrites counts the messages that crossed between DCs
 	// carrying a replicated write (protocol.WriteCarrier), and

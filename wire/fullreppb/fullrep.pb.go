@@ -132,11 +132,14 @@ func (x *GetRequest) GetKey() string {
 }
 
 // GetReply answers a GetRequest. version 0 means the key's initial state.
+// stable says that the version is committed in every DC (COPS §5.3's
+// never-depend), so the session need not depend on it.
 type GetReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ReqId         uint64                 `protobuf:"varint,1,opt,name=req_id,json=reqId,proto3" json:"req_id,omitempty"`
 	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	Stable        bool                   `protobuf:"varint,4,opt,name=stable,proto3" json:"stable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -190,6 +193,13 @@ func (x *GetReply) GetVersion() uint64 {
 		return x.Version
 	}
 	return 0
+}
+
+func (x *GetReply) GetStable() bool {
+	if x != nil {
+		return x.Stable
+	}
+	return false
 }
 
 // PutRequest writes a key at its local server. deps are the session's
@@ -326,12 +336,18 @@ func (x *PutReply) GetVersion() uint64 {
 
 // Replicate carries a write to the same shard in another DC. The receiver
 // applies it once every dependency is satisfied in its own DC, then acks.
+// packed_deps are the write's dependencies (COPS's nearest dependencies;
+// empty for eventual), packed as protocol/fullrep/depcodec.go describes.
+// stable is the sender's stable frontier when it sent the write: every
+// version the sender minted with a Lamport counter below it is committed
+// in every DC (0: unknown).
 type Replicate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
-	Deps          []*Dep                 `protobuf:"bytes,4,rep,name=deps,proto3" json:"deps,omitempty"`
+	Stable        uint64                 `protobuf:"varint,5,opt,name=stable,proto3" json:"stable,omitempty"`
+	PackedDeps    []byte                 `protobuf:"bytes,6,opt,name=packed_deps,json=packedDeps,proto3" json:"packed_deps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -387,9 +403,16 @@ func (x *Replicate) GetVersion() uint64 {
 	return 0
 }
 
-func (x *Replicate) GetDeps() []*Dep {
+func (x *Replicate) GetStable() uint64 {
 	if x != nil {
-		return x.Deps
+		return x.Stable
+	}
+	return 0
+}
+
+func (x *Replicate) GetPackedDeps() []byte {
+	if x != nil {
+		return x.PackedDeps
 	}
 	return nil
 }
@@ -549,11 +572,12 @@ const file_proto_causeway_fullrep_v1_fullrep_proto_rawDesc = "" +
 	"\n" +
 	"GetRequest\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"Q\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"i\n" +
 	"\bGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x04R\aversion\"\x9a\x01\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x16\n" +
+	"\x06stable\x18\x04 \x01(\bR\x06stable\"\x9a\x01\n" +
 	"\n" +
 	"PutRequest\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
@@ -564,12 +588,14 @@ const file_proto_causeway_fullrep_v1_fullrep_proto_rawDesc = "" +
 	"minVersion\";\n" +
 	"\bPutReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"{\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\"\x8c\x01\n" +
 	"\tReplicate\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x04R\aversion\x12,\n" +
-	"\x04deps\x18\x04 \x03(\v2\x18.causeway.fullrep.v1.DepR\x04deps\":\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x16\n" +
+	"\x06stable\x18\x05 \x01(\x04R\x06stable\x12\x1f\n" +
+	"\vpacked_deps\x18\x06 \x01(\fR\n" +
+	"packedDepsJ\x04\b\x04\x10\x05\":\n" +
 	"\fReplicateAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\"6\n" +
@@ -604,14 +630,13 @@ var file_proto_causeway_fullrep_v1_fullrep_proto_goTypes = []any{
 }
 var file_proto_causeway_fullrep_v1_fullrep_proto_depIdxs = []int32{
 	0, // 0: causeway.fullrep.v1.PutRequest.deps:type_name -> causeway.fullrep.v1.Dep
-	0, // 1: causeway.fullrep.v1.Replicate.deps:type_name -> causeway.fullrep.v1.Dep
-	0, // 2: causeway.fullrep.v1.DepCheck.dep:type_name -> causeway.fullrep.v1.Dep
-	0, // 3: causeway.fullrep.v1.DepOK.dep:type_name -> causeway.fullrep.v1.Dep
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	0, // 1: causeway.fullrep.v1.DepCheck.dep:type_name -> causeway.fullrep.v1.Dep
+	0, // 2: causeway.fullrep.v1.DepOK.dep:type_name -> causeway.fullrep.v1.Dep
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_fullrep_v1_fullrep_proto_init() }

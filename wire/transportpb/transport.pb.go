@@ -27,8 +27,8 @@ const (
 // Frame carries one protocol message between two nodes.
 type Frame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// payload is the message encoded by wire.Encode: a serialized
-	// google.protobuf.Any.
+	// payload is the message encoded by wire.Encode: its kind (a varint)
+	// then its protobuf encoding (docs/formats/wire.md).
 	Payload []byte `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
 	// from is the sending node's ID ("DC/NAME").
 	From string `protobuf:"bytes,2,opt,name=from,proto3" json:"from,omitempty"`

@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"github.com/causeway/causeway/wire/c3pb"
+	"github.com/causeway/causeway/wire/cassandrapb"
+	"github.com/causeway/causeway/wire/chainpb"
+	"github.com/causeway/causeway/wire/fullreppb"
+	"github.com/causeway/causeway/wire/k2pb"
+	"github.com/causeway/causeway/wire/karmapb"
+	"github.com/causeway/causeway/wire/radpb"
+	"github.com/causeway/causeway/wire/saturnpb"
+	"github.com/causeway/causeway/wire/transportpb"
+)
+
+// kindTable is every message type's kind. Each message package has a
+// block of kinds; its messages take them in the order of their .proto
+// files. The table only grows: a new message takes the next free kind of
+// its package's block (a package that outgrows its block takes a new one
+// from the unused range), a removed message's kind is never given again,
+// and a kind never changes, so that frames stay readable across versions.
+// Kinds below 128 take one byte on the wire, the rest two; the packages
+// whose messages cross the WAN most have the low blocks. Every top-level
+// message of every package under wire/ must be here (TestEveryMessageHasAKind);
+// a collision stops the program at start (TestKindCollisions).
+var kindTable = []kindMessage{
+	// causeway.transport.v1 (transportpb): kinds 1–5.
+	{1, &transportpb.Frame{}},
+	{2, &transportpb.Ping{}},
+	{3, &transportpb.Pong{}},
+	{4, &transportpb.Refusal{}},
+	{5, &transportpb.Goodbye{}},
+	// causeway.fullrep.v1 (fullreppb): kinds 16–24.
+	{16, &fullreppb.Dep{}},
+	{17, &fullreppb.GetRequest{}},
+	{18, &fullreppb.GetReply{}},
+	{19, &fullreppb.PutRequest{}},
+	{20, &fullreppb.PutReply{}},
+	{21, &fullreppb.Replicate{}},
+	{22, &fullreppb.ReplicateAck{}},
+	{23, &fullreppb.DepCheck{}},
+	{24, &fullreppb.DepOK{}},
+	// causeway.karma.v1 (karmapb): kinds 32–54.
+	{32, &karmapb.Dep{}},
+	{33, &karmapb.ClientGet{}},
+	{34, &karmapb.ClientPut{}},
+	{35, &karmapb.ClientTxn{}},
+	{36, &karmapb.TxnRead{}},
+	{37, &karmapb.ClientReply{}},
+	{38, &karmapb.RingGet{}},
+	{39, &karmapb.RingGetReply{}},
+	{40, &karmapb.RingPut{}},
+	{41, &karmapb.RingPutAck{}},
+	{42, &karmapb.Stable{}},
+	{43, &karmapb.DepCheck{}},
+	{44, &karmapb.DepOK{}},
+	{45, &karmapb.CacheGet{}},
+	{46, &karmapb.CacheGetReply{}},
+	{47, &karmapb.CacheFill{}},
+	{48, &karmapb.Invalidate{}},
+	{49, &karmapb.InvalidateAck{}},
+	{50, &karmapb.MigrateReq{}},
+	{51, &karmapb.MigrateOK{}},
+	{52, &karmapb.ClientAdopt{}},
+	{53, &karmapb.ProbeReq{}},
+	{54, &karmapb.ProbeResp{}},
+	// causeway.k2.v1 (k2pb): kinds 64–95.
+	{64, &k2pb.Dep{}},
+	{65, &k2pb.KV{}},
+	{66, &k2pb.WriteReq{}},
+	{67, &k2pb.WriteReply{}},
+	{68, &k2pb.Yes{}},
+	{69, &k2pb.Commit{}},
+	{70, &k2pb.CommitAck{}},
+	{71, &k2pb.Abort{}},
+	{72, &k2pb.Status{}},
+	{73, &k2pb.Replicated{}},
+	{74, &k2pb.Phase1{}},
+	{75, &k2pb.Phase1Ack{}},
+	{76, &k2pb.KeyMeta{}},
+	{77, &k2pb.RemoteTxn{}},
+	{78, &k2pb.RemoteTxnAck{}},
+	{79, &k2pb.RemotePrepare{}},
+	{80, &k2pb.RemotePrepared{}},
+	{81, &k2pb.RemoteCommit{}},
+	{82, &k2pb.RemoteCommitAck{}},
+	{83, &k2pb.DepCheck{}},
+	{84, &k2pb.DepOK{}},
+	{85, &k2pb.Segment{}},
+	{86, &k2pb.KeyVersions{}},
+	{87, &k2pb.ReadReq{}},
+	{88, &k2pb.ReadReply{}},
+	{89, &k2pb.ReadAtReq{}},
+	{90, &k2pb.ReadAtReply{}},
+	{91, &k2pb.Fetch{}},
+	{92, &k2pb.FetchReply{}},
+	{93, &k2pb.Pending{}},
+	{94, &k2pb.Decided{}},
+	{95, &k2pb.Stored{}},
+	// causeway.rad.v1 (radpb): kinds 96–114.
+	{96, &radpb.Dep{}},
+	{97, &radpb.KV{}},
+	{98, &radpb.ReadRequest{}},
+	{99, &radpb.ReadResult{}},
+	{100, &radpb.ReadReply{}},
+	{101, &radpb.WriteRequest{}},
+	{102, &radpb.WriteReply{}},
+	{103, &radpb.Prepared{}},
+	{104, &radpb.Commit{}},
+	{105, &radpb.Abort{}},
+	{106, &radpb.Replicate{}},
+	{107, &radpb.ReplicateAck{}},
+	{108, &radpb.Notify{}},
+	{109, &radpb.Prepare{}},
+	{110, &radpb.DepCheck{}},
+	{111, &radpb.DepOK{}},
+	{112, &radpb.Stored{}},
+	{113, &radpb.Outgoing{}},
+	{114, &radpb.OutMsg{}},
+	// causeway.c3.v1 (c3pb): kinds 128–133.
+	{128, &c3pb.Label{}},
+	{129, &c3pb.Migrate{}},
+	{130, &c3pb.LabelAck{}},
+	{131, &c3pb.ClientMigrate{}},
+	{132, &c3pb.MigrateWatch{}},
+	{133, &c3pb.MigrateResponse{}},
+	// causeway.cassandra.v1 (cassandrapb): kinds 144–154.
+	{144, &cassandrapb.ClientRead{}},
+	{145, &cassandrapb.ClientWrite{}},
+	{146, &cassandrapb.ClientReply{}},
+	{147, &cassandrapb.Mutation{}},
+	{148, &cassandrapb.MutationAck{}},
+	{149, &cassandrapb.ReadCmd{}},
+	{150, &cassandrapb.ReadResp{}},
+	{151, &cassandrapb.ExecuteWrite{}},
+	{152, &cassandrapb.WriteExecuted{}},
+	{153, &cassandrapb.LayerWrite{}},
+	{154, &cassandrapb.LayerDone{}},
+	// causeway.chain.v1 (chainpb): kinds 160–194.
+	{160, &chainpb.Put{}},
+	{161, &chainpb.PutReply{}},
+	{162, &chainpb.Update{}},
+	{163, &chainpb.PushAck{}},
+	{164, &chainpb.Seen{}},
+	{165, &chainpb.StableAck{}},
+	{166, &chainpb.KAck{}},
+	{167, &chainpb.Get{}},
+	{168, &chainpb.GetReply{}},
+	{169, &chainpb.Stabilize{}},
+	{170, &chainpb.StabilizeReply{}},
+	{171, &chainpb.Announce{}},
+	{172, &chainpb.Member{}},
+	{173, &chainpb.View{}},
+	{174, &chainpb.ViewRequest{}},
+	{175, &chainpb.ViewAck{}},
+	{176, &chainpb.Suspect{}},
+	{177, &chainpb.Ping{}},
+	{178, &chainpb.Pong{}},
+	{179, &chainpb.Join{}},
+	{180, &chainpb.Synced{}},
+	{181, &chainpb.JoinDone{}},
+	{182, &chainpb.Geo{}},
+	{183, &chainpb.Dep{}},
+	{184, &chainpb.Ship{}},
+	{185, &chainpb.ShipAck{}},
+	{186, &chainpb.RemotePut{}},
+	{187, &chainpb.RemoteUpdate{}},
+	{188, &chainpb.RemoteAck{}},
+	{189, &chainpb.GlobalStable{}},
+	{190, &chainpb.SeqPut{}},
+	{191, &chainpb.SeqRequest{}},
+	{192, &chainpb.SeqReply{}},
+	{193, &chainpb.HeadRead{}},
+	{194, &chainpb.HeadReadReply{}},
+	// causeway.saturn.v1 (saturnpb): kinds 224–226.
+	{224, &saturnpb.Label{}},
+	{225, &saturnpb.Migrate{}},
+	{226, &saturnpb.Pending{}},
+}
