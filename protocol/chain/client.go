@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"time"
+
 	"github.com/causeway/causeway/protocol"
 	pb "github.com/causeway/causeway/wire/chainpb"
 )
@@ -17,6 +19,8 @@ type Client struct {
 	// under their incarnation in View; a newer incarnation (a restarted
 	// node) has forgotten it.
 	announced map[protocol.NodeID]bool
+	// resends counts the retransmissions of the pending request.
+	resends int
 }
 
 // NewClient returns a client with the initial view.
@@ -70,4 +74,27 @@ func (c *Client) PutTargets(key string) (head, replier protocol.NodeID) {
 // Retry asks the master for its view and reports target as a suspect.
 func (c *Client) Retry(target protocol.NodeID, r *protocol.Ready) {
 	r.Send(c.ID, c.Layout.Master(), &pb.Suspect{Node: string(target), Epoch: c.View.Epoch})
+}
+
+// maxSessionWait caps a session's retransmission backoff: short enough
+// that a request dropped by a node still catching up after a repair is
+// soon asked again.
+const maxSessionWait = 4 * ResendEvery
+
+// FirstResend starts a new request's retransmission backoff and returns
+// the wait before its first retransmission.
+func (c *Client) FirstResend() time.Duration {
+	c.resends = 0
+	return ResendEvery
+}
+
+// Resend is called at each retransmission of the pending request, last
+// sent to target: it reports target (Retry) and returns the wait before
+// the next retransmission, twice the last one up to maxSessionWait, so that
+// a congested node's queue is not filled with copies of requests it has
+// not reached yet (each of which it would serve again).
+func (c *Client) Resend(target protocol.NodeID, r *protocol.Ready) time.Duration {
+	c.resends++
+	c.Retry(target, r)
+	return min(ResendEvery<<min(c.resends, 8), maxSessionWait)
 }

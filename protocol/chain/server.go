@@ -18,9 +18,17 @@ const (
 	// its successor, a joining node its Join or JoinDone, and a session
 	// its outstanding request.
 	ResendEvery = 300 * time.Millisecond
-	// suspectAfter is how many unanswered retransmissions make a node
-	// report its successor to the master.
+	// suspectAfter is how many retransmission periods without a word
+	// from its successor make a node that retransmits to it report it to
+	// the master (the congested successor of a busy chain keeps sending
+	// acknowledgements, a crashed one does not).
 	suspectAfter = 3
+	// maxResendWait caps a version's retransmission backoff: its first
+	// retransmission comes ResendEvery after the send, each next one
+	// twice as late.
+	maxResendWait = 8 * ResendEvery
+	// resendPerTick bounds the versions a server retransmits per tick.
+	resendPerTick = 32
 )
 
 // Timer tokens of a server.
@@ -61,7 +69,15 @@ type item struct {
 	// pushedUp is the version sent up to a new predecessor (a catch-up)
 	// and not yet acknowledged by it (0: none).
 	pushedUp uint64
-	retries  int
+	// retries counts retransmissions since the last StableAck (a round
+	// trip is sampled only without one).
+	retries int
+	// retry and upRetry pace the retransmissions down the chain (an
+	// unstable version, a push) and up it (a catch-up).
+	retry, upRetry protocol.Retry
+	// sentV is the newest version sent down the chain, at sentAt.
+	sentV  uint64
+	sentAt time.Duration
 	// dropped says older versions than the first kept were dropped (or
 	// never received: a recovered or pushed state), so that a
 	// get-transaction's snapshot below them cannot be served (txn.go).
@@ -148,11 +164,27 @@ type server struct {
 	// started: the only ones it can answer directly (ARCHITECTURE.md
 	// "Replies to sessions").
 	heard map[protocol.NodeID]bool
+	// now is the time of the input being handled.
+	now time.Duration
+	// heardAt is when each server last sent this one anything: a
+	// successor that answers other messages is congested, not dead.
+	heardAt map[protocol.NodeID]time.Duration
+	// resendLeft is what the current tick may still retransmit.
+	resendLeft int
+	// srtt is, per successor, the smoothed time from sending a version
+	// down the chain to its StableAck, measured on versions never
+	// retransmitted (Karn's rule): under load the chain's queues make it
+	// longer than ResendEvery, and a retransmission would only queue
+	// again behind the original.
+	srtt map[protocol.NodeID]time.Duration
+	// rttvar is the smoothed deviation of those round trips.
+	rttvar map[protocol.NodeID]time.Duration
 }
 
 func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 	s := &server{id: cfg.ID, inc: cfg.Incarnation, layout: l, loaded: cfg.Loaded,
 		syncedFrom: map[uint64]map[protocol.NodeID]bool{}, heard: map[protocol.NodeID]bool{},
+		heardAt: map[protocol.NodeID]time.Duration{}, srtt: map[protocol.NodeID]time.Duration{}, rttvar: map[protocol.NodeID]time.Duration{},
 		items: map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
@@ -266,10 +298,53 @@ func (s *server) get(key string) *item {
 	return it
 }
 
+// resendDue reports whether a retransmission paced by retry may go now:
+// its backoff has passed (protocol.Retry: ResendEvery, doubling up to
+// maxResendWait) and this tick has not retransmitted resendPerTick
+// versions yet. Unpaced, a congested successor's queue grew with every
+// tick's retransmission of every unstable version, past the master's
+// ping timeout: live servers were removed, rejoined and removed again,
+// and FAWN-KV at 200 threads never converged.
+func (s *server) resendDue(retry *protocol.Retry, to protocol.NodeID) bool {
+	first := s.rto(to)
+	if s.resendLeft <= 0 || !retry.Due(s.now, first, max(maxResendWait, first)) {
+		return false
+	}
+	s.resendLeft--
+	return true
+}
+
+// rto is the wait before a version's first retransmission to successor
+// to: the measured round trip plus four deviations (sampleRTT), at least
+// ResendEvery.
+func (s *server) rto(to protocol.NodeID) time.Duration {
+	return max(ResendEvery, s.srtt[to]+4*s.rttvar[to])
+}
+
+// sampleRTT folds one round trip to successor n into srtt and rttvar
+// (Jacobson's estimator, as TCP's retransmission timeout).
+func (s *server) sampleRTT(n protocol.NodeID, rtt time.Duration) {
+	if _, ok := s.srtt[n]; !ok {
+		s.srtt[n], s.rttvar[n] = rtt, rtt/2
+		return
+	}
+	d := rtt - s.srtt[n]
+	s.srtt[n] += d / 8
+	s.rttvar[n] += (max(d, -d) - s.rttvar[n]) / 4
+}
+
+// silent reports whether n sent this server nothing for suspectAfter
+// retransmission periods.
+func (s *server) silent(n protocol.NodeID) bool {
+	return s.now-s.heardAt[n] >= suspectAfter*ResendEvery
+}
+
 // Tick implements protocol.Node: retransmissions.
-func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
+func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	s.ticking = false
+	s.now = now
+	s.resendLeft = resendPerTick
 	if !s.joined {
 		r.Send(s.id, s.layout.Master(), &pb.Join{Incarnation: s.inc})
 		s.arm(&r, true)
@@ -291,7 +366,9 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+				if s.resendDue(&it.upRetry, c[i-1]) {
+					r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
+				}
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
@@ -314,13 +391,16 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 			continue
 		}
 		s.dirty = true
-		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
-		if it.retries >= suspectAfter && !suspected[next] {
+		if !suspected[next] && s.silent(next) && s.now-it.sentAt >= ResendEvery {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
 		}
+		if !s.resendDue(&it.retry, next) {
+			continue
+		}
+		it.retries++
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo})
 	}
 	s.arm(&r, false)
 	return r
@@ -340,6 +420,8 @@ func (s *server) missingSynced() []protocol.NodeID {
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	s.now = now
+	s.heardAt[m.From] = now
 	m = s.hear(m)
 	if s.relay(m.Body, &r) {
 		return r
@@ -447,6 +529,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// A new predecessor (a promoted or new head) may lack what
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
+			it.upRetry = protocol.SentAt(s.now)
 			s.pushes++
 			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
@@ -456,6 +539,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		if i+1 < len(c) && (unacked || oi < 0 || oi+1 >= len(oc) || !same(old, v, oc[oi+1], c[i+1])) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
+			it.retry = protocol.SentAt(s.now)
 			s.pushes++
 			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo})
 		}
@@ -583,6 +667,13 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		}
 		for _, x := range it.versions {
 			if x.v == rec.version {
+				if x.v == it.latest().v && s.now-it.sentAt < s.rto(s.successor(b.Key)) {
+					// Sent down the chain within a round trip: the
+					// retransmission would only queue behind it (the
+					// session asks again, and the put is answered here
+					// once stable).
+					return
+				}
 				s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, true, c, full, i, r)
 				return
 			}
@@ -667,6 +758,11 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	}
 	if it.stable >= x.v {
 		// Already stable downstream: a retransmission after a repair.
+		if reply && client != "" && i < ri {
+			// Applied by the whole chain: the put is done (as the head
+			// answers a retransmission of a stable put).
+			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(ri)}, r)
+		}
 		if i > 0 {
 			r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
 		}
@@ -676,6 +772,12 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
+	}
+	if x.v != it.sentV {
+		// A new version (not a retransmission's copy, which must not
+		// restart the backoff or the wait for the successor's answer).
+		it.sentV, it.sentAt = x.v, s.now
+		it.retry = protocol.SentAt(s.now)
 	}
 	r.Send(s.id, c[i+1], u)
 }
@@ -705,6 +807,11 @@ func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	}
 	if v <= it.stable {
 		return
+	}
+	if it.retries == 0 && v == it.latest().v && it.sentAt > 0 {
+		if next := s.successor(key); next != "" {
+			s.sampleRTT(next, s.now-it.sentAt)
+		}
 	}
 	it.stable = v
 	it.kacked = max(it.kacked, v)

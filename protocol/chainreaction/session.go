@@ -95,7 +95,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
-	r.SetTimer(chain.ResendEvery, s.reqID|resendBit)
+	r.SetTimer(s.c.FirstResend(), s.reqID|resendBit)
 	return r
 }
 
@@ -155,7 +155,13 @@ func (s *session) readTarget(key string) protocol.NodeID {
 // Step implements protocol.Node.
 func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	epoch := s.c.View.Epoch
 	if s.c.OnView(m) || s.pending == nil {
+		if s.pending != nil && s.c.View.Epoch > epoch {
+			// The chain may have been repaired: resend at once, not
+			// after the backoff.
+			s.send(&r)
+		}
 		return r
 	}
 	req := s.pending
@@ -254,9 +260,9 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	if token == s.reqID|resendBit {
 		// Report the node that did not answer, then try again (with a
 		// newer view, when the master has one).
-		s.c.Retry(s.target, &r)
+		wait := s.c.Resend(s.target, &r)
 		s.send(&r)
-		r.SetTimer(chain.ResendEvery, token)
+		r.SetTimer(wait, token)
 		return r
 	}
 	if token == s.reqID {

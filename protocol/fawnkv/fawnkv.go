@@ -55,7 +55,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
-	r.SetTimer(chain.ResendEvery, s.reqID|resendBit)
+	r.SetTimer(s.c.FirstResend(), s.reqID|resendBit)
 	return r
 }
 
@@ -78,7 +78,13 @@ func (s *session) send(r *protocol.Ready) protocol.NodeID {
 // Step implements protocol.Node.
 func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	epoch := s.c.View.Epoch
 	if s.c.OnView(m) {
+		if s.pending != nil && s.c.View.Epoch > epoch {
+			// The chain may have been repaired: resend at once, not
+			// after the backoff.
+			s.target = s.send(&r)
+		}
 		return r
 	}
 	if s.pending == nil {
@@ -127,9 +133,9 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	if token == s.reqID|resendBit {
 		// Report the node that did not answer, then try again (with a
 		// newer view, when the master has one).
-		s.c.Retry(s.target, &r)
+		wait := s.c.Resend(s.target, &r)
 		s.target = s.send(&r)
-		r.SetTimer(chain.ResendEvery, token)
+		r.SetTimer(wait, token)
 		return r
 	}
 	if token == s.reqID {
