@@ -50,10 +50,12 @@
 // chain (the head, lacking it, passes it down); nodes before node k serve
 // only versions node k acknowledged (the head-failure gap: a version that
 // never reached k may vanish with the head, so it must never be read),
-// and one that holds a newer version than that passes the read to node k
-// (the newer version may be stable already, and a session that saw it
-// stable kept no entry that would stop an older read); a reply says
-// whether the version served is stable. A Stabilize is
+// and one that holds a newer version than that holds the read until node
+// k's acknowledgement covers it (the newer version may be stable already,
+// and a session that saw it stable kept no entry that would stop an older
+// read; kwait.go); a reply says whether the version served is stable, and
+// names node k's index for a version node k acknowledged (every node up
+// to k holds it, so the session's next reads spread over that prefix). A Stabilize is
 // answered by the tail (or any node that knows) once the version is
 // stable.
 //

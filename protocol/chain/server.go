@@ -82,6 +82,8 @@ type item struct {
 	// never received: a recovered or pushed state), so that a
 	// get-transaction's snapshot below them cannot be served (txn.go).
 	dropped bool
+	// kwait are reads waiting for node k's acknowledgement (kwait.go).
+	kwait []kwaiter
 	// geoItem is the state of geo-replication (geo.go).
 	geoItem
 }
@@ -555,6 +557,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		s.announce(r)
 	}
 	s.checkSynced(r)
+	s.rereadK(r)
 }
 
 // same reports whether a in view old and b in view v are the same server
@@ -818,6 +821,7 @@ func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
+	s.releaseK(key, it, r)
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: v})
 	}
@@ -832,6 +836,7 @@ func (s *server) kAck(key string, v uint64, r *protocol.Ready) {
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.KAck{Key: key, Version: v})
 	}
+	s.releaseK(key, it, r)
 }
 
 // read serves a Get (FAWN-KV: at the tail only; ChainReaction: at any
@@ -891,12 +896,18 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		if served.v < it.latest().v && ri < len(c) {
 			// A newer version may be stable already (its StableAck not
 			// here yet), and a session drops its entry for a stable
-			// version, so an older one must not be served: node k, which
-			// holds every version past the head-failure gap, serves it.
-			r.Send(s.id, c[ri], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
+			// version, so an older one must not be served: the read
+			// waits for node k's acknowledgement (kwait.go).
+			it.kwait = append(it.kwait, kwaiter{get: b, until: it.latest().v})
 			return
 		}
 	}
+	s.serve(b, it, served, c, i, r)
+}
+
+// serve answers Get b with version served at chain index i of c, or
+// passes it on when served is older than the session's min_version.
+func (s *server) serve(b *pb.Get, it *item, served ver, c []protocol.NodeID, i int, r *protocol.Ready) {
 	if served.v < b.MinVersion {
 		switch {
 		case b.Down && i+1 < len(c):
@@ -925,6 +936,13 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 		// Only versions written in this DC are known so (their proxy
 		// learns it); a remote version's entry stays until the next put.
 		stable = x.v == 0 || (s.localOrigin(x.v) && x.v <= it.global)
+	}
+	if x.v <= it.kacked && x.v > 0 {
+		// Node k acknowledged x: every node up to k holds it, so the
+		// session may read it anywhere in that prefix (§3.6), not only
+		// at or before this node (reads would gather at the head).
+		c, full, _ := s.chain(b.Key)
+		i = max(i, min(s.layout.ReplyIndex(c, full), len(c)-1))
 	}
 	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
 		ChainIndex: uint32(i), Stable: stable}, r)
