@@ -92,10 +92,12 @@
 // in quarantine appended to the chains it belongs to; once synced it sends
 // JoinDone and the master promotes it to its ring position.
 //
-// Retransmission: sessions resend their outstanding request after
-// ResendEvery, then twice as late each time up to 4 × ResendEvery (a
-// Suspect of the silent node first), and at once on a newer view, with the
-// same request id; servers retransmit an unstable version (or an
+// Retransmission: sessions resend their outstanding request after a
+// timeout learnt from the requests they had answered without a
+// retransmission (srtt + 4 rttvar, at least ResendEvery), then twice as
+// late each time up to 4 × ResendEvery or that timeout (a Suspect of the
+// silent node first), and at once on a newer view, with the same request
+// id; servers retransmit an unstable version (or an
 // unacknowledged push) after a timeout learnt per successor from the
 // round trips of versions never retransmitted (srtt + 4 rttvar, at least
 // ResendEvery, as TCP's), doubling up to 8 × ResendEvery, at most 32

@@ -43,7 +43,7 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
 
 // Submit implements protocol.Session.
-func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
 	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
@@ -55,7 +55,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
-	r.SetTimer(s.c.FirstResend(), s.reqID|resendBit)
+	r.SetTimer(s.c.FirstResend(now), s.reqID|resendBit)
 	return r
 }
 
@@ -76,7 +76,7 @@ func (s *session) send(r *protocol.Ready) protocol.NodeID {
 }
 
 // Step implements protocol.Node.
-func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	epoch := s.c.View.Epoch
 	if s.c.OnView(m) {
@@ -97,6 +97,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		rep := protocol.Reply{Op: protocol.OpPut, Key: req.Key}
 		rep.SetWANRounds(s.wanRounds(req.Key))
 		r.Reply(rep)
@@ -105,6 +106,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
 		rep.SetWANRounds(s.wanRounds(req.Key))
 		r.Reply(rep)
