@@ -40,10 +40,10 @@ func TestTokenEnvelope(t *testing.T) {
 // cannotMove lists the registered protocols that do not move sessions by
 // token yet (a known gap in docs/status.md): C3's and Saturn's sessions
 // migrate inside the protocol (c3.txt §3.5) but cannot yet be carried
-// across processes, and the Cassandra and chain designs are new.
+// across processes, and the Cassandra designs and ChainReaction are new.
 var cannotMove = map[string]bool{
 	"c3": true, "saturn": true, "cassandra-e": true, "cassandra-eq": true, "cassandra-l": true,
-	"cassandra-lq": true, "cassandra-q": true, "chainreaction": true, "cr-cops": true, "fawn-kv": true,
+	"cassandra-lq": true, "cassandra-q": true, "chainreaction": true, "cr-cops": true,
 }
 
 // stubProtocol is a protocol that cannot move sessions: it wraps another

@@ -18,6 +18,7 @@ func init() {
 		Summary:    "FAWN-KV: classic chain replication, writes head to tail, reads at the tail (linearizable)",
 		K:          func(*topology.Topology) int { return 0 },
 		NewSession: newSession,
+		Resume:     resume,
 	}))
 }
 
