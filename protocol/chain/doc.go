@@ -95,7 +95,7 @@
 // Retransmission: sessions resend their outstanding request after a
 // timeout learnt from the requests they had answered without a
 // retransmission (srtt + 4 rttvar, at least ResendEvery), then twice as
-// late each time up to 4 × ResendEvery or that timeout (a Suspect of the
+// late each time up to 2 × ResendEvery or that timeout (a Suspect of the
 // silent node first), and at once on a newer view, with the same request
 // id; servers retransmit an unstable version (or an
 // unacknowledged push) after a timeout learnt per successor from the
