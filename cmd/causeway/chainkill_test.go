@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -77,9 +78,30 @@ func TestChainReactionLiveServerKilled(t *testing.T) {
 
 	// The write node k acknowledged survives it; the repaired chain (node
 	// k's successor moved up, the next server appended) takes a new one.
-	if got := lc.get("dc1", "x"); got != "x1" {
+	if got := retryUnavailable(lc, "get", "x"); got != "x1" {
 		t.Fatalf("get x after %s was killed = %q, want the acknowledged x1", victim, got)
 	}
-	lc.put("dc1", "x", "x2")
-	lc.eventually("dc1", "x", "x2", catchUp)
+	retryUnavailable(lc, "put", "x", "x2")
+	if got := retryUnavailable(lc, "get", "x"); got != "x2" {
+		t.Fatalf("get x after the put of x2 on the repaired chain = %q", got)
+	}
+}
+
+// retryUnavailable runs `causeway get|put … args` on lc until it succeeds,
+// and returns its output. A new CLI session starts from the initial view,
+// which still lists the killed node: an operation whose request goes
+// there fails at once as unavailable (the live transport cannot reach it)
+// and is run again, with another session, until catchUp has passed.
+func retryUnavailable(lc *liveCluster, op string, args ...string) string {
+	lc.t.Helper()
+	deadline := time.Now().Add(catchUp)
+	for {
+		code, out, errOut := lc.run(append([]string{op, "--cluster", lc.dir, "--dc", "dc1", "--timeout", "5s"}, args...)...)
+		if code == 0 {
+			return strings.TrimSpace(out)
+		}
+		if !strings.Contains(errOut, "unavailable") || time.Now().After(deadline) {
+			lc.t.Fatalf("%s %v: exit %d\n%s%s", op, args, code, out, errOut)
+		}
+	}
 }
