@@ -382,20 +382,22 @@ func (k *crRunner) writeFig2b(p printer, fig figure) {
 		x, yesNo(x >= 4.3), fawnMin, fawnMax, spread, flatNote(spread))
 	p.f("At 0/100 FAWN-KV 3 sent %.1f messages per operation and ChainReaction %.1f: a get and its reply are 2, "+
 		"the rest are retransmissions. With %d closed-loop threads on one object, FAWN-KV's single tail queues ≈%d gets "+
-		"(%v each), longer than a session's retransmission interval (300 ms), so sessions resend their gets, the tail "+
-		"serves duplicates and its throughput falls below one node's capacity: the ratio above then exceeds the 6× "+
-		"that spreading reads over 6 nodes can give. With 100 threads (measured by hand, same settings) FAWN-KV 3 "+
-		"serves 532 ops/s and ChainReaction 2963: 5.6×.\n\n",
+		"(%v each), longer than the 300 ms a session first waits before it resends: sessions learn a longer "+
+		"retransmission timeout from the requests answered (package chain, \"Retransmission\"), but the gets sent "+
+		"before that, at the start of a run this short, go again and the tail serves duplicates, so its throughput "+
+		"stays below one node's capacity and the ratio above can exceed the 6× that spreading reads over 6 nodes "+
+		"can give.\n\n",
 		msgsPerOp(f3), msgsPerOp(cr), k.cr.Clients, k.cr.Clients, k.opts.ServiceTime)
 	p.f("Cost model: FAWN-KV serves every read and answers every put at the tail, one node: its throughput is one node's " +
 		"capacity whatever the mix. ChainReaction spreads reads uniformly over [head, chainIndex] (all 6 nodes once a " +
 		"version is stable), so a read-only single object reaches at most 6× (the paper's \"linear speedup\"); the " +
 		"paper's 4.3× is sub-linear by \"processing delays in proxies and network latency variations\", which the simulator " +
 		"does not charge (sessions cost nothing). Puts load every node of the chain (and the sequencer), so the gain " +
-		"falls as the write share grows; moreover a node before k that holds a version node k has not acknowledged yet " +
-		"passes reads on to node k (a session that saw a newer version stable keeps no entry that would stop an older " +
-		"read there), and on one object that is written all the time that funnels most reads to node k: the write " +
-		"mixes gain little over FAWN-KV, and Cassandra-E keeps up with ChainReaction where the paper has it 13–39%% behind.\n\n")
+		"falls as the write share grows. A node before k that holds a version node k has not acknowledged yet holds " +
+		"a read until node k's acknowledgement comes (a session that saw the newer version stable keeps no entry " +
+		"that would stop an older read there; passing such reads to node k instead, as before, funnelled most reads " +
+		"of a written object to node k: 5/95 served 501 ops/s), and a node serving a version node k acknowledged " +
+		"names node k's index, so that a session's next reads spread over [head, k].\n\n")
 }
 
 // msgsPerOp is a run's messages per completed operation.
@@ -469,6 +471,12 @@ func (k *crRunner) writeFig10CR(p printer, fig figure) {
 		}
 	}
 	p.f("\nOur failure detection is by suspicion (a session or predecessor that gets no answer reports the node; the " +
-		"master removes it after three pings, ≈2.8 s), so recovery takes seconds where the paper's took 20–30 s.\n\n")
+		"master removes it after three pings, ≈2.8 s), so recovery takes seconds where the paper's took 20–30 s. " +
+		"A kill in (k, tail] stalls throughput here too until the repair: the dead node's successors receive no lazy " +
+		"update, so no version becomes stable, and a put first waits for its dependencies' stability (§3.5); " +
+		"on one object every thread soon waits in a put. After the repair both zones are back at their throughput " +
+		"before the kill (before, a (k, tail] kill left 5/95 at half: node k, which then served most reads, came out " +
+		"of the stall with a queue longer than the sessions' fixed 300 ms retransmission interval, and their " +
+		"duplicates and Suspects kept it there).\n\n")
 	p.image(fig, "Fig. 10")
 }

@@ -52,10 +52,12 @@
 // chain (the head, lacking it, passes it down); nodes before node k serve
 // only versions node k acknowledged (the head-failure gap: a version that
 // never reached k may vanish with the head, so it must never be read),
-// and one that holds a newer version than that passes the read to node k
-// (the newer version may be stable already, and a session that saw it
-// stable kept no entry that would stop an older read); a reply says
-// whether the version served is stable. A Stabilize is
+// and one that holds a newer version than that holds the read until node
+// k's acknowledgement covers it (the newer version may be stable already,
+// and a session that saw it stable kept no entry that would stop an older
+// read; kwait.go); a reply says whether the version served is stable, and
+// names node k's index for a version node k acknowledged (every node up
+// to k holds it, so the session's next reads spread over that prefix). A Stabilize is
 // answered by the tail (or any node that knows) once the version is
 // stable.
 //
@@ -63,11 +65,14 @@
 //
 // One master node (RoleMaster, "m0" in the first DC) keeps the
 // epoch-numbered View, persisted (synced) before it is sent. Failure
-// detection is on demand, so that an idle run goes quiet: a server whose
-// retransmissions to its successor go unanswered, or a session whose
-// request does, sends Suspect; the master Pings the suspect on a timer, three times
-// with a doubling wait (2.8 s in all), and removes it from the view when
-// no Pong comes. The
+// detection is on demand, so that an idle run goes quiet: a server that
+// retransmits to its successor and has heard nothing from it for three
+// ResendEvery periods (a congested successor still sends acknowledgements),
+// or a session whose request goes unanswered, sends Suspect; the master
+// Pings the suspect on a timer, three times with a doubling wait (2.8 s in
+// all), and removes it from the view when no Pong comes (a late Pong to
+// an earlier ping of the same suspicion counts). The master sends its
+// next view to the sessions that reported a suspect. The
 // repair is then the chain order itself: a head's successor becomes head
 // (H+), a tail's predecessor becomes tail (T−), a middle node's neighbours
 // are linked, and the next server of the ring is appended as the new tail
@@ -89,11 +94,23 @@
 // in quarantine appended to the chains it belongs to; once synced it sends
 // JoinDone and the master promotes it to its ring position.
 //
-// Retransmission: sessions resend their outstanding request every
-// ResendEvery (a Suspect of the silent node first), with the same request
-// id; a head that knows the id (from its own put, or from the Update or
-// push that carried it, Update.seen) re-propagates or answers the
-// existing version instead of writing again. Ids are per session, which
+// Retransmission: sessions resend their outstanding request after a
+// timeout learnt from the requests they had answered without a
+// retransmission (srtt + 4 rttvar, at least ResendEvery), then twice as
+// late each time up to 2 × ResendEvery or that timeout (a Suspect of the
+// silent node first), and at once on a newer view, with the same request
+// id; servers retransmit an unstable version (or an
+// unacknowledged push) after a timeout learnt per successor from the
+// round trips of versions never retransmitted (srtt + 4 rttvar, at least
+// ResendEvery, as TCP's), doubling up to 8 × ResendEvery, at most 32
+// versions per tick; without pacing, a saturated chain's retransmissions
+// kept its queues longer than the master's ping timeout, live servers were
+// removed and rejoined in a loop and the replicas never converged. A
+// head that knows the id (from its own put, or from the Update or push
+// that carried it, Update.seen) re-propagates the existing version (unless
+// it sent it within the timeout: the copy would queue behind the
+// original) or answers it once stable, instead of writing again; so does
+// a node that knows the version stable. Ids are per session, which
 // never restarts (a crashed client is a new client, §3.4 footnote 2);
 // master ping nonces embed NodeConfig.Incarnation.
 //

@@ -40,16 +40,29 @@ type master struct {
 	layout  *Layout
 	view    *View
 	pinging map[protocol.NodeID]uint64 // node -> outstanding nonce
-	tries   map[protocol.NodeID]int    // pings sent to a suspect so far
+	// round is each suspect's first ping nonce: a Pong to any ping
+	// since clears the suspicion (a congested server answers late).
+	round   map[protocol.NodeID]uint64
+	tries   map[protocol.NodeID]int // pings sent to a suspect so far
 	nonce   uint64
 	unacked map[protocol.NodeID]int // view resends without ViewAck
 	removed map[protocol.NodeID]int // removed servers not yet told, resends
+	// askers are the sessions (and proxies, sequencers) that reported a
+	// suspect since the last view: the next view is sent to them, so
+	// that a session retransmitting with backoff learns the repaired
+	// chain at once.
+	askers  map[protocol.NodeID]bool
+	servers map[protocol.NodeID]bool
 	ticking bool
 }
 
 func newMaster(l *Layout, cfg protocol.NodeConfig) *master {
 	m := &master{id: cfg.ID, inc: cfg.Incarnation, layout: l, view: l.InitialView(),
-		pinging: map[protocol.NodeID]uint64{}, tries: map[protocol.NodeID]int{}, unacked: map[protocol.NodeID]int{}, removed: map[protocol.NodeID]int{}}
+		pinging: map[protocol.NodeID]uint64{}, round: map[protocol.NodeID]uint64{}, tries: map[protocol.NodeID]int{}, unacked: map[protocol.NodeID]int{}, removed: map[protocol.NodeID]int{},
+		askers: map[protocol.NodeID]bool{}, servers: map[protocol.NodeID]bool{}}
+	for _, n := range l.Servers() {
+		m.servers[n] = true
+	}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan(viewKey, func(rec storage.Record) error {
 			var w pb.View
@@ -111,6 +124,11 @@ func (m *master) newView(extra []protocol.NodeID, r *protocol.Ready) {
 	}
 	r.Write(storage.Write{Kind: storage.Put, Key: viewKey, Value: data}, true)
 	m.broadcast(extra, r)
+	w := m.view.ToWire()
+	for _, n := range slices.Sorted(maps.Keys(m.askers)) {
+		r.Send(m.id, n, w)
+	}
+	clear(m.askers)
 }
 
 // Step implements protocol.Node.
@@ -127,11 +145,13 @@ func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
 	case *pb.Suspect:
 		if b.Epoch < m.view.Epoch {
 			r.Send(m.id, msg.From, m.view.ToWire())
+		} else if !m.servers[msg.From] {
+			m.askers[msg.From] = true
 		}
 		m.suspect(protocol.NodeID(b.Node), &r)
 	case *pb.Pong:
 		n := msg.From
-		if m.pinging[n] == b.Nonce {
+		if p, ok := m.pinging[n]; ok && b.Nonce >= m.round[n] && b.Nonce <= p {
 			delete(m.pinging, n)
 		}
 		if mem, ok := m.view.Members[n]; ok && b.Incarnation > mem.Incarnation {
@@ -166,18 +186,24 @@ func (m *master) suspect(n protocol.NodeID, r *protocol.Ready) {
 		return
 	}
 	m.tries[n] = 0
+	m.round[n] = m.nextNonce()
 	m.ping(n, r)
 }
 
 // ping sends the next Ping to a suspect, each waiting twice as long as
 // the one before, so that a congested but live server is not removed.
 func (m *master) ping(n protocol.NodeID, r *protocol.Ready) {
+	nonce := m.nextNonce()
 	m.nonce++
-	nonce := m.inc<<32 | (m.nonce + 1)
 	m.pinging[n] = nonce
 	r.Send(m.id, n, &pb.Ping{Nonce: nonce})
 	r.SetTimer(pingTimeout<<m.tries[n], nonce)
 	m.tries[n]++
+}
+
+// nextNonce is the nonce the next Ping carries.
+func (m *master) nextNonce() uint64 {
+	return m.inc<<32 | (m.nonce + 2)
 }
 
 // Tick implements protocol.Node: view retransmissions and ping timeouts.

@@ -30,6 +30,9 @@ type Mode struct {
 	// the sessions send it their puts. Single-site domains only: under
 	// Geo the sessions send puts to the heads and read_txn is unsupported.
 	Sequencer bool
+	// Resume creates a session from the state of a session token (see
+	// protocol.Resumer; nil: the mode's sessions cannot move).
+	Resume func(cfg protocol.SessionConfig, l *Layout, state []byte) (protocol.Session, error)
 }
 
 // Protocol is a protocol.Protocol whose servers run the chain core.

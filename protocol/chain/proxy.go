@@ -30,37 +30,11 @@ const (
 type batch struct {
 	first uint64
 	msg   *pb.RemoteUpdate
-	// resend paces its retransmissions.
-	resend backoff
-}
-
-// backoff paces the retransmissions of one message: the first after
-// ResendEvery, then each wait twice the last, up to maxResendWait, so that
-// a backlog (a slow tail, a congested link) is not multiplied by resends
-// of everything outstanding every ResendEvery.
-type backoff struct {
-	at, wait time.Duration
-}
-
-// maxResendWait bounds a proxy's wait between retransmissions of one
-// batch or put.
-const maxResendWait = 8 * ResendEvery
-
-// start arms the first retransmission at now + ResendEvery.
-func (b *backoff) start(now time.Duration) {
-	b.wait = ResendEvery
-	b.at = now + b.wait
-}
-
-// due says whether a retransmission is due at now, and if so arms the
-// next one.
-func (b *backoff) due(now time.Duration) bool {
-	if now < b.at {
-		return false
-	}
-	b.wait = min(2*max(b.wait, ResendEvery/2), maxResendWait)
-	b.at = now + b.wait
-	return true
+	// resend paces its retransmissions: the first after ResendEvery,
+	// then each wait twice the last, up to maxResendWait, so that a
+	// backlog (a slow tail, a congested link) is not multiplied by
+	// resends of everything outstanding every ResendEvery.
+	resend protocol.Retry
 }
 
 // shipAck is the acknowledgement due to the tail that shipped a put.
@@ -74,8 +48,8 @@ type queued struct {
 	origin int
 	seq    uint64
 	put    *pb.RemotePut
-	req    uint64 // the Stabilize's request id once applied (0: waiting)
-	resend backoff
+	req    uint64         // the Stabilize's request id once applied (0: waiting)
+	resend protocol.Retry // as batch.resend
 }
 
 // proxy is a DC's remote-proxy (chainreaction.txt §4.1): it logs the
@@ -237,7 +211,7 @@ func (p *proxy) cut(r *protocol.Ready) {
 	r.Write(storage.Write{Kind: storage.Put, Key: nextKey, Version: p.next}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: nextKey, Version: p.next}, true)
 	b := batch{first: u.First, msg: u}
-	b.resend.start(p.now)
+	b.resend = protocol.SentAt(p.now)
 	p.batches = append(p.batches, b)
 	for _, a := range p.openAck {
 		r.Send(p.id, a.to, a.ack)
@@ -376,7 +350,7 @@ func (p *proxy) apply(r *protocol.Ready) {
 		}
 		p.reqID++
 		q.req = p.reqID
-		q.resend.start(p.now)
+		q.resend = protocol.SentAt(p.now)
 		p.send(q, r)
 	}
 }
@@ -456,7 +430,7 @@ func (p *proxy) Tick(now time.Duration, token uint64) protocol.Ready {
 	p.ticking = false
 	for i := range p.batches {
 		b := &p.batches[i]
-		if !b.resend.due(now) {
+		if !b.resend.Due(now, ResendEvery, maxResendWait) {
 			continue
 		}
 		for d := range p.dcs {
@@ -467,7 +441,7 @@ func (p *proxy) Tick(now time.Duration, token uint64) protocol.Ready {
 	}
 	suspected := map[protocol.NodeID]bool{}
 	for _, q := range p.queue {
-		if q.req == 0 || !q.resend.due(now) {
+		if q.req == 0 || !q.resend.Due(now, ResendEvery, maxResendWait) {
 			continue
 		}
 		if t := p.tail(q.put.Key); !suspected[t] {

@@ -19,9 +19,17 @@ const (
 	// its successor, a joining node its Join or JoinDone, and a session
 	// its outstanding request.
 	ResendEvery = 300 * time.Millisecond
-	// suspectAfter is how many unanswered retransmissions make a node
-	// report its successor to the master.
+	// suspectAfter is how many retransmission periods without a word
+	// from its successor make a node that retransmits to it report it to
+	// the master (the congested successor of a busy chain keeps sending
+	// acknowledgements, a crashed one does not).
 	suspectAfter = 3
+	// maxResendWait caps a version's retransmission backoff: its first
+	// retransmission comes ResendEvery after the send, each next one
+	// twice as late.
+	maxResendWait = 8 * ResendEvery
+	// resendPerTick bounds the versions a server retransmits per tick.
+	resendPerTick = 32
 )
 
 // Timer tokens of a server.
@@ -65,11 +73,21 @@ type item struct {
 	// pushedUp is the version sent up to a new predecessor (a catch-up)
 	// and not yet acknowledged by it (0: none).
 	pushedUp uint64
-	retries  int
+	// retries counts retransmissions since the last StableAck (a round
+	// trip is sampled only without one).
+	retries int
+	// retry and upRetry pace the retransmissions down the chain (an
+	// unstable version, a push) and up it (a catch-up).
+	retry, upRetry protocol.Retry
+	// sentV is the newest version sent down the chain, at sentAt.
+	sentV  uint64
+	sentAt time.Duration
 	// dropped says older versions than the first kept were dropped (or
 	// never received: a recovered or pushed state), so that a
 	// get-transaction's snapshot below them cannot be served (txn.go).
 	dropped bool
+	// kwait are reads waiting for node k's acknowledgement (kwait.go).
+	kwait []kwaiter
 	// geoItem is the state of geo-replication (geo.go).
 	geoItem
 }
@@ -152,11 +170,27 @@ type server struct {
 	// started: the only ones it can answer directly (ARCHITECTURE.md
 	// "Replies to sessions").
 	heard map[protocol.NodeID]bool
+	// now is the time of the input being handled.
+	now time.Duration
+	// heardAt is when each server last sent this one anything: a
+	// successor that answers other messages is congested, not dead.
+	heardAt map[protocol.NodeID]time.Duration
+	// resendLeft is what the current tick may still retransmit.
+	resendLeft int
+	// srtt is, per successor, the smoothed time from sending a version
+	// down the chain to its StableAck, measured on versions never
+	// retransmitted (Karn's rule): under load the chain's queues make it
+	// longer than ResendEvery, and a retransmission would only queue
+	// again behind the original.
+	srtt map[protocol.NodeID]time.Duration
+	// rttvar is the smoothed deviation of those round trips.
+	rttvar map[protocol.NodeID]time.Duration
 }
 
 func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 	s := &server{id: cfg.ID, inc: cfg.Incarnation, layout: l, loaded: cfg.Loaded,
 		syncedFrom: map[uint64]map[protocol.NodeID]bool{}, heard: map[protocol.NodeID]bool{},
+		heardAt: map[protocol.NodeID]time.Duration{}, srtt: map[protocol.NodeID]time.Duration{}, rttvar: map[protocol.NodeID]time.Duration{},
 		items: map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
@@ -283,10 +317,53 @@ func (s *server) get(key string) *item {
 	return it
 }
 
+// resendDue reports whether a retransmission paced by retry may go now:
+// its backoff has passed (protocol.Retry: ResendEvery, doubling up to
+// maxResendWait) and this tick has not retransmitted resendPerTick
+// versions yet. Unpaced, a congested successor's queue grew with every
+// tick's retransmission of every unstable version, past the master's
+// ping timeout: live servers were removed, rejoined and removed again,
+// and FAWN-KV at 200 threads never converged.
+func (s *server) resendDue(retry *protocol.Retry, to protocol.NodeID) bool {
+	first := s.rto(to)
+	if s.resendLeft <= 0 || !retry.Due(s.now, first, max(maxResendWait, first)) {
+		return false
+	}
+	s.resendLeft--
+	return true
+}
+
+// rto is the wait before a version's first retransmission to successor
+// to: the measured round trip plus four deviations (sampleRTT), at least
+// ResendEvery.
+func (s *server) rto(to protocol.NodeID) time.Duration {
+	return max(ResendEvery, s.srtt[to]+4*s.rttvar[to])
+}
+
+// sampleRTT folds one round trip to successor n into srtt and rttvar
+// (Jacobson's estimator, as TCP's retransmission timeout).
+func (s *server) sampleRTT(n protocol.NodeID, rtt time.Duration) {
+	if _, ok := s.srtt[n]; !ok {
+		s.srtt[n], s.rttvar[n] = rtt, rtt/2
+		return
+	}
+	d := rtt - s.srtt[n]
+	s.srtt[n] += d / 8
+	s.rttvar[n] += (max(d, -d) - s.rttvar[n]) / 4
+}
+
+// silent reports whether n sent this server nothing for suspectAfter
+// retransmission periods.
+func (s *server) silent(n protocol.NodeID) bool {
+	return s.now-s.heardAt[n] >= suspectAfter*ResendEvery
+}
+
 // Tick implements protocol.Node: retransmissions.
-func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
+func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	s.ticking = false
+	s.now = now
+	s.resendLeft = resendPerTick
 	if !s.joined {
 		r.Send(s.id, s.layout.Master(), &pb.Join{Incarnation: s.inc})
 		s.arm(&r, true)
@@ -308,7 +385,9 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 		if it.pushedUp != 0 {
 			if c, _, i := s.chain(k); i > 0 {
 				s.dirty = true
-				r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
+				if s.resendDue(&it.upRetry, c[i-1]) {
+					r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: s.view.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
+				}
 			} else {
 				it.pushedUp = 0
 				s.pushDone(&r)
@@ -331,13 +410,16 @@ func (s *server) Tick(_ time.Duration, _ uint64) protocol.Ready {
 			continue
 		}
 		s.dirty = true
-		it.retries++
 		next := c[i+1]
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l)})
-		if it.retries >= suspectAfter && !suspected[next] {
+		if !suspected[next] && s.silent(next) && s.now-it.sentAt >= ResendEvery {
 			suspected[next] = true
 			r.Send(s.id, s.layout.Master(), &pb.Suspect{Node: string(next), Epoch: s.view.Epoch})
 		}
+		if !s.resendDue(&it.retry, next) {
+			continue
+		}
+		it.retries++
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l)})
 	}
 	s.arm(&r, false)
 	return r
@@ -357,6 +439,8 @@ func (s *server) missingSynced() []protocol.NodeID {
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	s.now = now
+	s.heardAt[m.From] = now
 	m = s.hear(m)
 	if s.relay(m.Body, &r) {
 		return r
@@ -464,6 +548,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			// A new predecessor (a promoted or new head) may lack what
 			// this node holds: catch it up, until acknowledged.
 			it.pushedUp = l.v
+			it.upRetry = protocol.SentAt(s.now)
 			s.pushes++
 			r.Send(s.id, c[i-1], &pb.Update{Key: k, Version: l.v, Value: l.value, Epoch: v.Epoch, Up: true, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
@@ -473,6 +558,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		if i+1 < len(c) && (unacked || oi < 0 || oi+1 >= len(oc) || !same(old, v, oc[oi+1], c[i+1])) {
 			// Acknowledged by a PushAck; retransmitted until.
 			it.pushed = l.v
+			it.retry = protocol.SentAt(s.now)
 			s.pushes++
 			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
 		}
@@ -488,6 +574,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 		s.announce(r)
 	}
 	s.checkSynced(r)
+	s.rereadK(r)
 }
 
 // same reports whether a in view old and b in view v are the same server
@@ -600,6 +687,13 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		}
 		for _, x := range it.versions {
 			if x.v == rec.version {
+				if x.v == it.latest().v && s.now-it.sentAt < s.rto(s.successor(b.Key)) {
+					// Sent down the chain within a round trip: the
+					// retransmission would only queue behind it (the
+					// session asks again, and the put is answered here
+					// once stable).
+					return
+				}
 				s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, true, c, full, i, r)
 				return
 			}
@@ -687,6 +781,11 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	}
 	if it.stable >= x.v {
 		// Already stable downstream: a retransmission after a repair.
+		if reply && client != "" && i < ri {
+			// Applied by the whole chain: the put is done (as the head
+			// answers a retransmission of a stable put).
+			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(ri)}, r)
+		}
 		if i > 0 {
 			r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: it.stable})
 		}
@@ -696,6 +795,12 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo, Seq: s.wireSeq(x)}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
+	}
+	if x.v != it.sentV {
+		// A new version (not a retransmission's copy, which must not
+		// restart the backoff or the wait for the successor's answer).
+		it.sentV, it.sentAt = x.v, s.now
+		it.retry = protocol.SentAt(s.now)
 	}
 	r.Send(s.id, c[i+1], u)
 }
@@ -737,11 +842,17 @@ func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	if v <= it.stable {
 		return
 	}
+	if it.retries == 0 && v == it.latest().v && it.sentAt > 0 {
+		if next := s.successor(key); next != "" {
+			s.sampleRTT(next, s.now-it.sentAt)
+		}
+	}
 	it.stable = v
 	it.kacked = max(it.kacked, v)
 	it.retries = 0
 	it.trim()
 	s.wake(key, it, r)
+	s.releaseK(key, it, r)
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: v})
 	}
@@ -756,6 +867,7 @@ func (s *server) kAck(key string, v uint64, r *protocol.Ready) {
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.KAck{Key: key, Version: v})
 	}
+	s.releaseK(key, it, r)
 }
 
 // read serves a Get (FAWN-KV: at the tail only; ChainReaction: at any
@@ -815,12 +927,18 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		if served.v < it.latest().v && ri < len(c) {
 			// A newer version may be stable already (its StableAck not
 			// here yet), and a session drops its entry for a stable
-			// version, so an older one must not be served: node k, which
-			// holds every version past the head-failure gap, serves it.
-			r.Send(s.id, c[ri], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
+			// version, so an older one must not be served: the read
+			// waits for node k's acknowledgement (kwait.go).
+			it.kwait = append(it.kwait, kwaiter{get: b, until: it.latest().v})
 			return
 		}
 	}
+	s.serve(b, it, served, c, i, r)
+}
+
+// serve answers Get b with version served at chain index i of c, or
+// passes it on when served is older than the session's min_version.
+func (s *server) serve(b *pb.Get, it *item, served ver, c []protocol.NodeID, i int, r *protocol.Ready) {
 	if served.v < b.MinVersion {
 		switch {
 		case b.Down && i+1 < len(c):
@@ -841,6 +959,13 @@ func (s *server) replyGet(b *pb.Get, it *item, x ver, i int, r *protocol.Ready) 
 		value = s.loaded.Value(b.Key)
 	} else if value == nil {
 		value = []byte{}
+	}
+	if x.v <= it.kacked && x.v > 0 {
+		// Node k acknowledged x: every node up to k holds it, so the
+		// session may read it anywhere in that prefix (§3.6), not only
+		// at or before this node (reads would gather at the head).
+		c, full, _ := s.chain(b.Key)
+		i = max(i, min(s.layout.ReplyIndex(c, full), len(c)-1))
 	}
 	s.toClient(b.Client, b.Entry, &pb.GetReply{ReqId: b.ReqId, Key: b.Key, Value: value, Version: x.v,
 		ChainIndex: uint32(i), Stable: s.stableFor(it, x.v)}, r)

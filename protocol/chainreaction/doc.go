@@ -23,7 +23,9 @@
 //     are dropped (GC).
 //   - Get (§3.6): a node chosen uniformly in [head, chainIndex], or in the
 //     whole chain without an entry (a stable version has none); the reply
-//     carries value, version, the node's index and the stable flag; the
+//     carries value, version, the node's index (node k's, for a version
+//     node k acknowledged: every node up to k holds it) and the stable
+//     flag; the
 //     update rules i) stable → entry dropped (chainIndex R), ii) same
 //     version → max(chainIndex, tindex), iii) newer → tindex. "pversion",
 //     never defined, is the entry's version.
@@ -45,7 +47,8 @@
 //     version forwards a get upward (stale chainIndex); the proxy
 //     retransmits a put to the new head, which recognises its request id;
 //     nodes before k serve only k-acknowledged versions (the head-failure
-//     gap, reading notes).
+//     gap, reading notes), and one holding a newer version holds the read
+//     until node k's acknowledgement covers it (package chain, kwait.go).
 //
 // # Geo-replication (§4; on a topology of several DCs)
 //

@@ -63,7 +63,7 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
 
 // Submit implements protocol.Session.
-func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
 	if req.Op != protocol.OpGet && req.Op != protocol.OpPut && req.Op != protocol.OpReadTxn {
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
@@ -95,7 +95,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
-	r.SetTimer(chain.ResendEvery, s.reqID|resendBit)
+	r.SetTimer(s.c.FirstResend(now), s.reqID|resendBit)
 	return r
 }
 
@@ -153,9 +153,15 @@ func (s *session) readTarget(key string) protocol.NodeID {
 }
 
 // Step implements protocol.Node.
-func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	epoch := s.c.View.Epoch
 	if s.c.OnView(m) || s.pending == nil {
+		if s.pending != nil && s.c.View.Epoch > epoch {
+			// The chain may have been repaired: resend at once, not
+			// after the backoff.
+			s.send(&r)
+		}
 		return r
 	}
 	req := s.pending
@@ -179,6 +185,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		s.maxSeen = max(s.maxSeen, b.Version)
 		// After a put its dependencies are dropped: the put alone
 		// stands for them (§3.5).
@@ -192,6 +199,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		s.maxSeen = max(s.maxSeen, b.Version)
 		s.observe(b)
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
@@ -254,9 +262,9 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	if token == s.reqID|resendBit {
 		// Report the node that did not answer, then try again (with a
 		// newer view, when the master has one).
-		s.c.Retry(s.target, &r)
+		wait := s.c.Resend(s.target, &r)
 		s.send(&r)
-		r.SetTimer(chain.ResendEvery, token)
+		r.SetTimer(wait, token)
 		return r
 	}
 	if token == s.reqID {

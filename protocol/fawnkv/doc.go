@@ -13,6 +13,11 @@
 // Membership, repairs, state transfer and retransmission are the core's
 // (see package chain).
 //
+// A session moves to another DC by token (protocol.Mover, token.go;
+// k2.txt §VI-B's switching datacenters): the token carries no causal
+// context, since every key has one chain whose tail serves every read and
+// answers every put, so the session goes on at once (testdata/move).
+//
 // # Messages (wire/chainpb)
 //
 //	Put        session -> head          key, value, ids (~30 B + value)

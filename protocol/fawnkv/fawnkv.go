@@ -18,6 +18,7 @@ func init() {
 		Summary:    "FAWN-KV: classic chain replication, writes head to tail, reads at the tail (linearizable)",
 		K:          func(*topology.Topology) int { return 0 },
 		NewSession: newSession,
+		Resume:     resume,
 	}))
 }
 
@@ -43,7 +44,7 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
 
 // Submit implements protocol.Session.
-func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
+func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
 	var r protocol.Ready
 	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
@@ -55,7 +56,7 @@ func (s *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	if s.timeout > 0 {
 		r.SetTimer(s.timeout, s.reqID)
 	}
-	r.SetTimer(chain.ResendEvery, s.reqID|resendBit)
+	r.SetTimer(s.c.FirstResend(now), s.reqID|resendBit)
 	return r
 }
 
@@ -76,9 +77,15 @@ func (s *session) send(r *protocol.Ready) protocol.NodeID {
 }
 
 // Step implements protocol.Node.
-func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
+func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
+	epoch := s.c.View.Epoch
 	if s.c.OnView(m) {
+		if s.pending != nil && s.c.View.Epoch > epoch {
+			// The chain may have been repaired: resend at once, not
+			// after the backoff.
+			s.target = s.send(&r)
+		}
 		return r
 	}
 	if s.pending == nil {
@@ -91,6 +98,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		rep := protocol.Reply{Op: protocol.OpPut, Key: req.Key}
 		rep.SetWANRounds(s.wanRounds(req.Key))
 		r.Reply(rep)
@@ -99,6 +107,7 @@ func (s *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 			return r
 		}
 		s.pending = nil
+		s.c.Answered(now)
 		rep := protocol.Reply{Op: protocol.OpGet, Key: req.Key, Value: b.Value}
 		rep.SetWANRounds(s.wanRounds(req.Key))
 		r.Reply(rep)
@@ -127,9 +136,9 @@ func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	if token == s.reqID|resendBit {
 		// Report the node that did not answer, then try again (with a
 		// newer view, when the master has one).
-		s.c.Retry(s.target, &r)
+		wait := s.c.Resend(s.target, &r)
 		s.target = s.send(&r)
-		r.SetTimer(chain.ResendEvery, token)
+		r.SetTimer(wait, token)
 		return r
 	}
 	if token == s.reqID {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/causeway/causeway/cluster"
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/chain"
+	"github.com/causeway/causeway/topology"
+)
+
+// TestChainReactionLiveServerKilled runs ChainReaction as a real cluster of
+// processes (chainreaction-1dc: R 6, k 3) and kills node k of key x's chain
+// (kill -9) while a benchmark runs (chainreaction.txt §3.7): the
+// benchmark's history must pass the checker, the put of x that node k
+// acknowledged before it died must not be lost, and x's repaired chain
+// must take and serve a new put.
+func TestChainReactionLiveServerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs a multi-process cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
+	t.Cleanup(cancel)
+	bin := buildCauseway(t, ctx)
+	lc := upCluster(t, ctx, bin, "chainreaction", "--topology", "chainreaction-1dc")
+
+	p, err := protocol.Lookup("chainreaction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Preset("chainreaction-1dc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.(*chain.Protocol).Layout(tp)
+	c, full := l.Chain(l.InitialView(), "x")
+	victim := c[l.ReplyIndex(c, full)] // node k: it answers x's puts
+
+	lc.put("dc1", "x", "x1") // acknowledged by node k
+
+	history := filepath.Join(t.TempDir(), "h.jsonl")
+	var benchOut, benchErr bytes.Buffer
+	bench := exec.CommandContext(ctx, bin, "bench", "--cluster", lc.dir, "--duration", "4s", "--clients", "6",
+		"--ceiling", "0s", "--op-timeout", "10s", "--json", "--history", history)
+	bench.Stdout, bench.Stderr = &benchOut, &benchErr
+	if err := bench.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid, ok := cluster.NodePID(lc.dir, string(victim))
+	if !ok {
+		t.Fatalf("no running process for %s", victim)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = bench.Wait()
+	var res struct {
+		Ops    int64            `json:"ops"`
+		Errors map[string]int64 `json:"errors"`
+		Check  struct {
+			OK bool `json:"ok"`
+		} `json:"check"`
+	}
+	if jerr := json.Unmarshal(benchOut.Bytes(), &res); err != nil || jerr != nil || res.Ops == 0 || !res.Check.OK {
+		t.Fatalf("bench with %s killed: %v, %v, %d operations, check ok %v\nstdout:\n%s\nstderr:\n%s",
+			victim, err, jerr, res.Ops, res.Check.OK, benchOut.String(), benchErr.String())
+	}
+	t.Logf("bench with %s killed: %d operations, errors %v", victim, res.Ops, res.Errors)
+	lc.expect(0, "", "check", history)
+
+	// The write node k acknowledged survives it; the repaired chain (node
+	// k's successor moved up, the next server appended) takes a new one.
+	if got := retryUnavailable(lc, "get", "x"); got != "x1" {
+		t.Fatalf("get x after %s was killed = %q, want the acknowledged x1", victim, got)
+	}
+	retryUnavailable(lc, "put", "x", "x2")
+	if got := retryUnavailable(lc, "get", "x"); got != "x2" {
+		t.Fatalf("get x after the put of x2 on the repaired chain = %q", got)
+	}
+}
+
+// retryUnavailable runs `causeway get|put … args` on lc until it succeeds,
+// and returns its output. A new CLI session starts from the initial view,
+// which still lists the killed node: an operation whose request goes
+// there fails at once as unavailable (the live transport cannot reach it)
+// and is run again, with another session, until catchUp has passed.
+func retryUnavailable(lc *liveCluster, op string, args ...string) string {
+	lc.t.Helper()
+	deadline := time.Now().Add(catchUp)
+	for {
+		code, out, errOut := lc.run(append([]string{op, "--cluster", lc.dir, "--dc", "dc1", "--timeout", "5s"}, args...)...)
+		if code == 0 {
+			return strings.TrimSpace(out)
+		}
+		if !strings.Contains(errOut, "unavailable") || time.Now().After(deadline) {
+			lc.t.Fatalf("%s %v: exit %d\n%s%s", op, args, code, out, errOut)
+		}
+	}
+}
