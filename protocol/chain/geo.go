@@ -144,10 +144,15 @@ func (s *server) shipTick(key string, it *item, r *protocol.Ready) bool {
 	return true
 }
 
-// deferReply holds a put's answer at a tail that answers puts (cr-cops)
-// until the proxy has logged the version; it reports whether it did.
-func (s *server) deferReply(key string, it *item, x ver, client, entry string, req uint64, c []protocol.NodeID, i int) bool {
-	if !s.layout.LoggedTail || i != len(c)-1 || x.v <= it.stable || !s.localOrigin(x.v) {
+// deferReply holds a put's answer under LoggedTail (cr-cops) until the
+// proxy has logged the version (it is stable here); it reports whether it
+// did. The node that answers is the tail, except while the chain has
+// fewer full members than k (a DC recovering, its restarted servers
+// quarantined as tails): node k then answers before the tail has shipped
+// the version, and an answer there would let the client's next put, on
+// another chain, reach the proxy first.
+func (s *server) deferReply(key string, it *item, x ver, client, entry string, req uint64) bool {
+	if !s.layout.LoggedTail || x.v <= it.stable || !s.localOrigin(x.v) {
 		return false
 	}
 	it.replies = append(it.replies, heldReply{client: client, entry: entry, req: req, version: x.v})

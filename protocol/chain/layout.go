@@ -35,10 +35,11 @@ type Layout struct {
 	// remote-proxy (chainreaction.txt §4); otherwise one chain spans the
 	// DCs.
 	Geo bool
-	// LoggedTail (cr-cops, with Geo): the tail answers puts only once its
-	// DC's remote-proxy has logged the version, and serves reads only of
-	// logged versions, so that a client never depends on a version that
-	// could be shipped after its own next put.
+	// LoggedTail (cr-cops, with Geo): node k (the tail, or the last full
+	// member while restarted servers are quarantined as tails) answers
+	// puts only once its DC's remote-proxy has logged the version, and
+	// serves reads only of logged versions, so that a client never
+	// depends on a version that could be shipped after its own next put.
 	LoggedTail bool
 	// Sequenced (chainreaction): a sequencer numbers every put and
 	// snapshots get-transactions (sequencer.go, chainreaction.txt §5); the

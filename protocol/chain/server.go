@@ -765,7 +765,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 	s.dirty = true
 	ri := s.layout.ReplyIndex(c, full)
 	if i == ri {
-		if reply && client != "" && !s.deferReply(key, it, x, client, entry, req, c, i) {
+		if reply && client != "" && !s.deferReply(key, it, x, client, entry, req) {
 			s.toClient(client, entry, &pb.PutReply{ReqId: req, Key: key, Version: x.v, ChainIndex: uint32(i)}, r)
 		}
 		if x.v > it.kacked {
@@ -853,6 +853,8 @@ func (s *server) stableAck(key string, v uint64, r *protocol.Ready) {
 	it.trim()
 	s.wake(key, it, r)
 	s.releaseK(key, it, r)
+	s.flushReplies(key, it, r)
+	s.flushReads(it, r)
 	if c, _, i := s.chain(key); i > 0 {
 		r.Send(s.id, c[i-1], &pb.StableAck{Key: key, Version: v})
 	}
@@ -911,8 +913,10 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 		it.kacked = b.MinVersion
 	}
 	served := it.latest()
-	if s.layout.LoggedTail && i == len(c)-1 && served.v > it.stable {
-		// A tail that answers puts (cr-cops) serves only what its DC's
+	if s.layout.LoggedTail && i >= ri && served.v > it.stable {
+		// Node k under LoggedTail (cr-cops: the tail, or, while the chain
+		// has fewer full members than k, the last full one) and the
+		// quarantined tails after it serve only what their DC's
 		// remote-proxy has logged (a read must not lead a client's put to
 		// be shipped before what it read), and never an older version
 		// (which an acknowledged put may have overwritten): the read
@@ -922,13 +926,25 @@ func (s *server) read(b *pb.Get, r *protocol.Ready) {
 	}
 	if i < ri {
 		// Nodes before k serve only versions node k acknowledged (the
-		// head-failure gap, see doc.go).
+		// head-failure gap, see doc.go); under LoggedTail only logged
+		// ones, which node k may not have waited for when it is not
+		// the tail.
 		served = it.upTo(it.kacked)
+		if s.layout.LoggedTail {
+			served = it.upTo(it.stable)
+		}
 		if served.v < it.latest().v && ri < len(c) {
 			// A newer version may be stable already (its StableAck not
 			// here yet), and a session drops its entry for a stable
 			// version, so an older one must not be served: the read
-			// waits for node k's acknowledgement (kwait.go).
+			// waits for node k's acknowledgement (kwait.go). Under
+			// LoggedTail node k's acknowledgement does not mean logged,
+			// so node k, which holds every version past the head-failure
+			// gap and waits for the log, serves it.
+			if s.layout.LoggedTail {
+				r.Send(s.id, c[ri], &pb.Get{Client: b.Client, ReqId: b.ReqId, Key: b.Key, MinVersion: b.MinVersion, Down: true, Entry: b.Entry})
+				return
+			}
 			it.kwait = append(it.kwait, kwaiter{get: b, until: it.latest().v})
 			return
 		}

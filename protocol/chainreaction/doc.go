@@ -149,6 +149,16 @@
 // its dependencies; the receiving proxy holds it while a put of one of
 // those keys is queued before it.
 //
+// While a chain has fewer full members than R (a DC's restarted servers
+// quarantined as joining tails, §3.7), node k is its last full member,
+// ahead of the tail that ships: node k then holds a put's answer, and
+// node k, the joining tails after it and (forwarded reads) the nodes
+// before it serve only versions already logged at the proxy (stable).
+// Were node k to answer a version the tail had not shipped yet, the
+// client's next put, on another chain, could be shipped first, and
+// nothing at the receiving proxy (which only checks puts queued before
+// it) would hold it back.
+//
 // # Messages
 //
 // Those of package chain (wire/chainpb, sizes in its doc): SeqPut
