@@ -26,7 +26,7 @@ unit:
 ## walk a node's whole state after every input).
 seeds:
 	$(GO) test -count=1 -timeout 20m -tags causeway_invariants -run 'RandomFaults|ZoneFaults' ./bench/
-	$(GO) test -count=1 -timeout 20m -run 'IsCaught|HeavyLoad|StaysAvailable|Shrink|RandomizedFailureReplay|WANRoundsOfEveryOperation|AvailabilityClaimsLive|AnswersAfterRestartThenPartition|NearItsBound|NearestReplica|TortureFindsPlantedBug|TortureSmallRunPasses|ConvergesAfterLongFaults' ./bench/
+	$(GO) test -count=1 -timeout 20m -run 'IsCaught|HeavyLoad|StaysAvailable|Shrink|RandomizedFailureReplay|WANRoundsOfEveryOperation|AvailabilityClaimsLive|AnswersAfterRestartThenPartition|NearItsBound|NearestReplica|TortureFindsPlantedBug|TortureSmallRunPasses|ConvergesAfterLongFaults|KeepsUpWithAOneDCGroup' ./bench/
 
 ## seeds-long: the zone-fault runs of the Karma family over SEEDS seeds
 ## (200) with self-checks and quiescence invariants: a failing seed prints

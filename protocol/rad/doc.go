@@ -107,7 +107,7 @@
 //	Commit        coordinator -> participant                 ~60 B
 //	Abort         origin coordinator -> participant          ~40 B
 //	Replicate     origin participant -> equivalent server    ~20 B + keys + deps + values
-//	ReplicateAck  equivalent server -> origin participant    ~10 B
+//	ReplicateAck  equivalent server -> origin participant    ~12 B (with its backlog)
 //	Notify        replicated cohort -> coordinator           ~40 B
 //	Prepare       replicated coordinator -> cohort           ~40 B
 //	DepCheck      coordinator (or resumed session) -> dependency's server  ~20 B + key
@@ -155,4 +155,13 @@
 //     third round); a write_txn counts the longest chain of wide-area
 //     one-way hops (session -> cohort -> coordinator -> session) in round
 //     trips, rounded up.
+//   - Replication backpressure (backpressure.go): each ReplicateAck
+//     reports how many transactions its receiver holds uncommitted, and a
+//     server holds new client writes (at most 500 ms each) while a report
+//     younger than 500 ms is over 64. Eiger's replication is unbounded;
+//     in RAD a group spread over DCs commits a chain of causally dependent
+//     replicated writes one wide-area one-way per link, so a faster group
+//     (one DC: local3 with f=2) could run minutes ahead of it: a 15 s run
+//     left 3,600 writes uncommitted, draining at ~50/s. Old reports are
+//     ignored, so a partitioned group does not stop writes elsewhere.
 package rad

@@ -17,7 +17,8 @@ var (
 
 // CheckQuiescent implements protocol.Quiescer for a server: no
 // transaction pending or being coordinated, no replication unacknowledged,
-// no dependency check outstanding or waiting here, no parked read.
+// no dependency check outstanding or waiting here, no parked read, no
+// held write.
 func (s *server) CheckQuiescent() error {
 	var list []string
 	for _, id := range slices.Sorted(maps.Keys(s.parts)) {
@@ -40,6 +41,9 @@ func (s *server) CheckQuiescent() error {
 	}
 	for _, dn := range slices.Sorted(maps.Keys(s.waiters)) {
 		list = append(list, fmt.Sprintf("DepChecks wait here for %s", dn))
+	}
+	if len(s.held) > 0 {
+		list = append(list, fmt.Sprintf("%d client writes held by backpressure", len(s.held)))
 	}
 	if len(s.parked) > 0 {
 		list = append(list, fmt.Sprintf("%d reads parked", len(s.parked)))

@@ -21,7 +21,7 @@ import (
 func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replicate, r *protocol.Ready) {
 	s.clock.observe(b.Version)
 	id := replicatedTxnID(b.Version)
-	ack := &pb.ReplicateAck{Version: b.Version}
+	ack := &pb.ReplicateAck{Version: b.Version, Backlog: uint32(len(s.parts))}
 	done := true
 	for _, w := range b.Writes {
 		done = done && s.seen[depName(w.Key, b.Version)]

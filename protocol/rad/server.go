@@ -107,6 +107,8 @@ type server struct {
 	deps      *depwait.Table[*pb.Dep]             // replicated coordinators' dependency checks
 	waiters   map[string]map[protocol.NodeID]bool // depName -> DepChecks waiting here
 	parked    []*parkedRead
+	backlogs  map[protocol.NodeID]backlogReport // receivers' reported backlogs (backpressure.go)
+	held      []heldWrite                       // client writes held by backpressure
 	ticking   bool
 	loaded    *protocol.Dataset
 }
@@ -116,7 +118,8 @@ func newServer(cfg protocol.NodeConfig) *server {
 	s := &server{id: cfg.ID, dc: cfg.ID.DC(), pl: pl, group: pl.groupOf[cfg.ID.DC()],
 		chains: map[string]*chain{}, seen: map[string]bool{}, parts: map[string]*part{},
 		coords: map[string]*coord{}, decisions: map[string]decision{}, out: map[uint64]*outgoing{},
-		deps: depwait.New[*pb.Dep](), waiters: map[string]map[protocol.NodeID]bool{}, loaded: cfg.Loaded}
+		deps: depwait.New[*pb.Dep](), waiters: map[string]map[protocol.NodeID]bool{}, loaded: cfg.Loaded,
+		backlogs: map[protocol.NodeID]backlogReport{}}
 	s.clock.index = serverIndex(cfg.Topology, cfg.ID)
 	if cfg.Storage != nil {
 		s.recover(cfg.Storage)
@@ -209,16 +212,18 @@ func (s *server) Start(now time.Duration) protocol.Ready {
 }
 
 func (s *server) armTimer(r *protocol.Ready) {
-	if !s.ticking && (len(s.out) > 0 || len(s.parts) > 0 || len(s.coords) > 0 || s.deps.Len() > 0) {
+	if !s.ticking && (len(s.out) > 0 || len(s.parts) > 0 || len(s.coords) > 0 || s.deps.Len() > 0 || len(s.held) > 0) {
 		s.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
 }
 
-// Tick implements protocol.Node: retransmissions and origin aborts.
+// Tick implements protocol.Node: held writes, retransmissions and origin
+// aborts.
 func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	s.ticking = false
+	s.releaseWrites(now, &r)
 	s.abortStale(now, &r)
 	s.resend(now, &r)
 	s.clock.advance(len(r.After.Messages), &r) // each send is an event; the timer is none
@@ -270,7 +275,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.ReadRequest:
 		s.read(m.From, b, &r)
 	case *pb.WriteRequest:
-		s.writeRequest(now, m.From, b, &r)
+		s.admitWrite(now, m.From, b, &r)
 	case *pb.Prepared:
 		s.prepared(now, m.From, b, &r)
 	case *pb.Commit:
@@ -281,6 +286,7 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		s.replicate(now, m.From, b, &r)
 	case *pb.ReplicateAck:
 		s.replicateAck(m.From, b, &r)
+		s.noteBacklog(now, m.From, b.Backlog, &r)
 	case *pb.Notify:
 		s.notify(now, m.From, b, &r)
 	case *pb.Prepare:

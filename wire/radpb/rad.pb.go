@@ -761,10 +761,13 @@ func (x *Replicate) GetDeps() []*Dep {
 	return nil
 }
 
-// ReplicateAck says a Replicate is durable at its receiver.
+// ReplicateAck says a Replicate is durable at its receiver. Backlog is
+// how many transactions the receiver holds uncommitted (its pending
+// sub-requests), which its sender's replication backpressure reads.
 type ReplicateAck struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Backlog       uint32                 `protobuf:"varint,2,opt,name=backlog,proto3" json:"backlog,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -802,6 +805,13 @@ func (*ReplicateAck) Descriptor() ([]byte, []int) {
 func (x *ReplicateAck) GetVersion() uint64 {
 	if x != nil {
 		return x.Version
+	}
+	return 0
+}
+
+func (x *ReplicateAck) GetBacklog() uint32 {
+	if x != nil {
+		return x.Backlog
 	}
 	return 0
 }
@@ -1206,9 +1216,10 @@ const file_proto_causeway_rad_v1_rad_proto_rawDesc = "" +
 	"\tcoord_key\x18\x02 \x01(\tR\bcoordKey\x12\x12\n" +
 	"\x04keys\x18\x03 \x03(\tR\x04keys\x12+\n" +
 	"\x06writes\x18\x04 \x03(\v2\x13.causeway.rad.v1.KVR\x06writes\x12(\n" +
-	"\x04deps\x18\x05 \x03(\v2\x14.causeway.rad.v1.DepR\x04deps\"(\n" +
+	"\x04deps\x18\x05 \x03(\v2\x14.causeway.rad.v1.DepR\x04deps\"B\n" +
 	"\fReplicateAck\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\x04R\aversion\"\x1f\n" +
+	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x18\n" +
+	"\abacklog\x18\x02 \x01(\rR\abacklog\"\x1f\n" +
 	"\x06Notify\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\tR\x05txnId\" \n" +
 	"\aPrepare\x12\x15\n" +
