@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -603,16 +604,6 @@ func (c *checker) failedReaders() {
 	}
 }
 
-func cmpUint32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // failedCandidates returns, in node order, the failed writes to key k
 // other than w1 that are in the past described by row (a failed write is
 // there when one of its readers is) and, when w1 is a write, not in w1's
@@ -630,7 +621,7 @@ func (c *checker) failedCandidates(k, w1 int32, row []uint32) []int32 {
 			continue
 		}
 		ents := c.fents[gr.start:gr.end]
-		i, _ := slices.BinarySearchFunc(ents, lo+1, func(e fentry, idx uint32) int { return cmpUint32(e.idx, idx) })
+		i, _ := slices.BinarySearchFunc(ents, lo+1, func(e fentry, idx uint32) int { return cmp.Compare(e.idx, idx) })
 		for ; i < len(ents) && ents[i].idx <= hi; i++ {
 			if f := ents[i].f; f != w1 {
 				cand = append(cand, f)
@@ -653,7 +644,7 @@ func cmpFentry(a, b fentry) int {
 	if a.sess != b.sess {
 		return int(a.sess - b.sess)
 	}
-	return cmpUint32(a.idx, b.idx)
+	return cmp.Compare(a.idx, b.idx)
 }
 
 // orderDisagreement looks for cycles in co ∪ conflict edges and records

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestKeyEncoding(t *testing.T) {
 		}
 		want := strings.Compare(k1, k2)
 		if want == 0 {
-			want = -cmpVersion(v1, v2)
+			want = -cmp.Compare(v1, v2)
 		}
 		if got := bytes.Compare(e1, e2); got != want {
 			t.Fatalf("compare(encode(%q, %d), encode(%q, %d)) = %d, want %d", k1, v1, k2, v2, got, want)
@@ -58,14 +59,4 @@ func TestKeyEncoding(t *testing.T) {
 			t.Errorf("decodeKey(%x) succeeded", bad)
 		}
 	}
-}
-
-func cmpVersion(a, b Version) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package nemesis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,11 +114,11 @@ func Run(ctx context.Context, spec Spec) (*Report, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	tail := cmp(spec.Tail, 2*time.Second)
+	tail := orDefault(spec.Tail, 2*time.Second)
 	writers := max(spec.Writers, 1)
 	keys := max(spec.Keys, 4)
-	quiesce := cmp(spec.Quiesce, 60*time.Second)
-	opTimeout := cmp(spec.OpTimeout, 5*time.Second)
+	quiesce := orDefault(spec.Quiesce, 60*time.Second)
+	opTimeout := orDefault(spec.OpTimeout, 5*time.Second)
 	cfg := spec.Config
 	if c, ok := spec.Target.(ScheduleChecker); ok {
 		if err := c.Check(spec.Schedule); err != nil {
@@ -243,21 +244,12 @@ func firstMissing(missing []Lost) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	first := slices.MinFunc(missing, func(a, b Lost) int { return cmpDur(a.Done, b.Done) })
+	first := slices.MinFunc(missing, func(a, b Lost) int { return cmp.Compare(a.Done, b.Done) })
 	return fmt.Sprintf(", the oldest %s", first)
 }
 
-func cmpDur(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmp(d, def time.Duration) time.Duration {
+// orDefault is d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}

@@ -1,6 +1,7 @@
 package c3
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -147,7 +148,7 @@ func (y *layer) recover(st storage.Reader) {
 	var in [][]*pb.Label = make([][]*pb.Label, len(y.dcs))
 	scanLabels(prefixIn, func(dc int, l *pb.Label) { in[dc] = append(in[dc], l) })
 	for src, ls := range in {
-		slices.SortFunc(ls, func(a, b *pb.Label) int { return compareU64(a.Seq, b.Seq) })
+		slices.SortFunc(ls, func(a, b *pb.Label) int { return cmp.Compare(a.Seq, b.Seq) })
 		for _, l := range ls {
 			if l.Migrate == nil && l.Id <= y.executedClock[src] {
 				// Passed, but kept: a write some targets had not executed
@@ -160,16 +161,6 @@ func (y *layer) recover(st storage.Reader) {
 			y.enqueue(src, l)
 		}
 	}
-}
-
-func compareU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // enqueue appends a taken label to WaitingOps[src].

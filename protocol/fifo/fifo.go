@@ -1,6 +1,7 @@
 package fifo
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -143,23 +144,13 @@ func (c *Channels[M]) Recover(st storage.Reader) {
 	})
 	for _, s := range c.out {
 		if s != nil {
-			slices.SortFunc(s.log, func(a, b M) int { return cmpU64(a.GetSeq(), b.GetSeq()) })
+			slices.SortFunc(s.log, func(a, b M) int { return cmp.Compare(a.GetSeq(), b.GetSeq()) })
 			if len(s.log) > 0 {
 				s.acked = s.log[0].GetSeq() - 1
 			}
 			s.retry = protocol.SentAt(-ResendAfter)
 		}
 	}
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Send numbers m on the channel to peer, logs it durably and sends it.
