@@ -101,7 +101,8 @@ func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 
 // NewSession implements protocol.Protocol.
 func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {
-	return &session{mode: p.mode, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout}
+	return &session{mode: p.mode, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout,
+		local: newShards(cfg.Topology, cfg.ID.DC())}
 }
 
 // Timing of the retry machinery: a retransmission waits resendAfter, then
@@ -139,8 +140,10 @@ type server struct {
 	id    protocol.NodeID
 	dc    string
 	topo  *topology.Topology
-	index uint64 // this server's index among all servers
-	clock uint64 // Lamport counter (causal) or last physical µs (eventual)
+	index uint64   // this server's index among all servers
+	local shards   // the servers of this DC
+	all   []shards // the servers of every DC, in topology order
+	clock uint64   // Lamport counter (causal) or last physical µs (eventual)
 	store map[string]entry
 	out   map[versionID]*outgoing // stored under "r/" + depKey
 	// outOrder lists the keys of out in the order their versions were
@@ -213,7 +216,8 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
 		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{},
 		waiters: map[versionID]map[protocol.NodeID]bool{},
-		stable:  map[uint64]uint64{}, loaded: cfg.Loaded}
+		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
+		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -257,9 +261,9 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 // otherReplicas lists key's shard in every other DC.
 func (s *server) otherReplicas(key string) map[protocol.NodeID]bool {
 	out := map[protocol.NodeID]bool{}
-	for _, d := range s.topo.Datacenters {
+	for i, d := range s.topo.Datacenters {
 		if d.Name != s.dc {
-			out[owner(s.topo, d.Name, key)] = true
+			out[s.all[i].owner(key)] = true
 		}
 	}
 	return out
@@ -309,7 +313,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		}
 	}
 	s.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+		r.Send(s.id, s.local.owner(d.Key), &pb.DepCheck{Dep: d})
 	})
 }
 
@@ -403,10 +407,12 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 			s.seen[dk] = true
 			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
 		}
-		for _, from := range sortedIDs(s.waiters[dk]) {
-			r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+		if w := s.waiters[dk]; w != nil {
+			for _, from := range sortedIDs(w) {
+				r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+			}
+			delete(s.waiters, dk)
 		}
-		delete(s.waiters, dk)
 	}
 	if version <= s.store[key].version {
 		return
@@ -436,13 +442,14 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		return // no server sends such a write: drop it rather than guess
 	}
 	for _, d := range deps {
-		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
+		to := s.local.owner(d.Key)
+		if to == s.id && s.committed(d.Key, d.Version) {
 			continue
 		}
 		// A dep owned by this server is checked here (and answered by
 		// commit's wake-up of s.waiters) like any other.
 		if s.deps.Wait(ik, versionID{d.Key, d.Version}, d, now) {
-			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+			r.Send(s.id, to, &pb.DepCheck{Dep: d})
 		}
 	}
 	w := &incoming{msg: b, from: from}
