@@ -2,13 +2,17 @@ package sim
 
 import "time"
 
-// eventQueue is the simulator's pending events, a binary min-heap ordered
-// by time and then by insertion (seq), so that equal-time events run in
-// the order they were scheduled. It is container/heap's algorithm with the
-// comparison inlined, and each entry carries its event's (at, seq) so that
-// sifting compares without following pointers: the queue is the
-// simulator's hottest structure.
+// eventQueue is the simulator's pending events, a min-heap ordered by time
+// and then by insertion (seq), so that equal-time events run in the order
+// they were scheduled (keys are unique, so the order events leave in does
+// not depend on the heap's shape). The queue is the simulator's hottest
+// structure: it is 4-ary (half as deep as a binary heap, the four
+// children adjacent in memory), and each entry carries its event's (at,
+// seq) so that sifting compares without following pointers.
 type eventQueue []queued
+
+// arity is the number of children of a heap node.
+const arity = 4
 
 // queued is one entry of an eventQueue: e with a copy of its at and seq.
 type queued struct {
@@ -31,7 +35,7 @@ func (q *eventQueue) push(e *event) {
 	h := append(*q, x)
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / arity
 		if !before(&x, &h[p]) {
 			break
 		}
@@ -53,12 +57,14 @@ func (q *eventQueue) pop() *event {
 	if n > 0 {
 		i := 0
 		for {
-			c := 2*i + 1
+			c := arity*i + 1
 			if c >= n {
 				break
 			}
-			if r := c + 1; r < n && before(&h[r], &h[c]) {
-				c = r
+			for r, end := c+1, min(c+arity, n); r < end; r++ {
+				if before(&h[r], &h[c]) {
+					c = r
+				}
 			}
 			if !before(&h[c], &last) {
 				break
