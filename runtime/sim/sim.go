@@ -139,6 +139,7 @@ type event struct {
 type simNode struct {
 	id      protocol.NodeID
 	dc      string
+	dcIdx   int // dc's index in the topology (-1: unknown)
 	zone    string
 	role    protocol.Role
 	session bool
@@ -164,6 +165,7 @@ type simNode struct {
 type Sim struct {
 	cfg     Config
 	topo    *topology.Topology
+	oneWay  [][]time.Duration // topo.OneWay by DC index
 	now     time.Duration
 	seq     uint64
 	events  eventQueue
@@ -179,6 +181,7 @@ type Sim struct {
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
+	sized   sized     // the last message sized, while a Ready is applied (countBytes)
 	// FaultLog records every fault event as it was carried out.
 	FaultLog []string
 }
@@ -235,6 +238,13 @@ func New(cfg Config) (*Sim, error) {
 	default:
 		s.jitter = cfg.Jitter
 	}
+	s.oneWay = make([][]time.Duration, len(s.topo.Datacenters))
+	for i, a := range s.topo.Datacenters {
+		s.oneWay[i] = make([]time.Duration, len(s.topo.Datacenters))
+		for j, b := range s.topo.Datacenters {
+			s.oneWay[i][j] = s.topo.OneWay(a.Name, b.Name)
+		}
+	}
 	for _, spec := range cfg.Protocol.Nodes(cfg.Topology) {
 		if _, dup := s.nodes[spec.ID]; dup {
 			return nil, fmt.Errorf("sim: protocol %s lists node %s twice", cfg.Protocol.Name(), spec.ID)
@@ -243,7 +253,7 @@ func New(cfg Config) (*Sim, error) {
 		if role == "" {
 			role = protocol.RoleStorage
 		}
-		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, role: role, engine: storage.NewMem(),
+		n := &simNode{id: spec.ID, dc: spec.ID.DC(), dcIdx: s.dcIndex(spec.ID.DC()), zone: spec.Zone, role: role, engine: storage.NewMem(),
 			rng: NewRand(cfg.Seed, "node/"+string(spec.ID)), service: cfg.ServiceTime}
 		if scale := cfg.Cost.Scale(role, spec.Cost); scale != 1 {
 			n.service = time.Duration(float64(cfg.ServiceTime) * scale)
@@ -352,7 +362,7 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	if _, dup := s.nodes[id]; dup {
 		return "", fmt.Errorf("sim: node %s exists already", id)
 	}
-	n := &simNode{id: id, dc: dc, session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
+	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
 	cfg := protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout}
 	if token == nil {
 		n.sm = s.cfg.Protocol.NewSession(cfg)
@@ -620,9 +630,11 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 			panic(fmt.Sprintf("sim: node %s storage: %v", n.id, err))
 		}
 	}
+	s.sized = sized{}
 	for _, m := range r.After.Messages {
 		s.send(n, m)
 	}
+	s.sized = sized{} // the sender may change its messages once it runs again
 	for _, t := range r.After.Timers {
 		e := s.newEvent()
 		e.at, e.kind, e.node, e.inc, e.token = s.now+t.After, evTimer, n, n.inc, t.Token
@@ -639,6 +651,25 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 		}
 		cb(s.now, rep)
 	}
+}
+
+// dcIndex returns the index of dc in the topology, -1 if it has none.
+func (s *Sim) dcIndex(dc string) int {
+	for i, d := range s.topo.Datacenters {
+		if d.Name == dc {
+			return i
+		}
+	}
+	return -1
+}
+
+// delay is the one-way network delay from one node to another, before
+// jitter and faults: topo.OneWay, looked up by index.
+func (s *Sim) delay(from, to *simNode) time.Duration {
+	if from.dcIdx < 0 || to.dcIdx < 0 {
+		return s.topo.OneWay(from.dc, to.dc) // panics: an unknown DC
+	}
+	return s.oneWay[from.dcIdx][to.dcIdx]
 }
 
 func (s *Sim) send(from *simNode, m protocol.Message) {
@@ -672,7 +703,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 		}
 	}
 	for c := 0; c < copies; c++ {
-		d := s.topo.OneWay(from.dc, to.dc)
+		d := s.delay(from, to)
 		if wan {
 			if s.jitter > 0 {
 				d += time.Duration(s.netRng.Int64N(int64(2*s.jitter)+1)) - s.jitter
