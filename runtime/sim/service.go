@@ -10,11 +10,16 @@ import (
 	"github.com/causeway/causeway/wire"
 )
 
-// copyBody returns the copy of a message body its receiver gets: a clone,
-// or with Config.WireRoundTrip the body encoded and decoded by the wire
+// copyBody returns the copy of a message body its receiver gets: a clone
+// (the protocol's own, protocol.Cloner, when it has one), or with Config.WireRoundTrip the body encoded and decoded by the wire
 // codec.
 func (s *Sim) copyBody(from *simNode, body proto.Message) proto.Message {
 	if !s.cfg.WireRoundTrip {
+		if s.cloner != nil {
+			if c := s.cloner.CloneBody(body); c != nil {
+				return c
+			}
+		}
 		return proto.Clone(body)
 	}
 	frame, err := wire.Encode(body)

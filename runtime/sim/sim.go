@@ -178,6 +178,7 @@ type Sim struct {
 	obs     runtime.Observer
 	prio    protocol.Prioritizer  // nil unless the protocol has priorities
 	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
+	cloner  protocol.Cloner       // nil unless the protocol copies its own messages
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
@@ -227,6 +228,7 @@ func New(cfg Config) (*Sim, error) {
 	s.net.now = s.Now
 	s.prio, _ = cfg.Protocol.(protocol.Prioritizer)
 	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
+	s.cloner, _ = cfg.Protocol.(protocol.Cloner)
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
