@@ -127,6 +127,7 @@ type event struct {
 	node  *simNode
 	inc   int // node incarnation the event belongs to
 	from  protocol.NodeID
+	src   *simNode      // a delivered message's sender: s.nodes[from]
 	size  int           // payload bytes of a delivered message
 	body  proto.Message // a delivered message: the receiver's own copy
 	token uint64
@@ -535,7 +536,7 @@ func (s *Sim) handle(e *event) (kept bool) {
 // node's service queue; it reports whether the queue kept e.
 func (s *Sim) arrive(e *event) (queued bool) {
 	n := e.node
-	if e.kind == evDeliver && s.cutFrom(e.from, n) {
+	if e.kind == evDeliver && s.cutFrom(e.src, n) {
 		s.stats.Dropped++ // the link was cut while the message was in flight
 		return false
 	}
@@ -546,7 +547,7 @@ func (s *Sim) arrive(e *event) (queued bool) {
 		return false
 	}
 	if e.kind == evDeliver && !n.session {
-		if f, ok := s.nodes[e.from]; ok && f.session {
+		if f := e.src; f.session {
 			if n.heard == nil {
 				n.heard = map[protocol.NodeID]struct{}{}
 			}
@@ -580,14 +581,10 @@ func (s *Sim) scheduleWake(n *simNode) {
 	s.push(e)
 }
 
-// cutFrom reports whether the link from the node named from to n is cut
-// (a message in flight when a partition began is lost).
-func (s *Sim) cutFrom(from protocol.NodeID, n *simNode) bool {
-	if len(s.net.cuts) == 0 {
-		return false
-	}
-	f, ok := s.nodes[from]
-	return ok && s.net.cut(f, n)
+// cutFrom reports whether the link from node f to n is cut (a message in
+// flight when a partition began is lost).
+func (s *Sim) cutFrom(f, n *simNode) bool {
+	return len(s.net.cuts) > 0 && s.net.cut(f, n)
 }
 
 // process hands one input to a node and applies its Ready. With a service
@@ -716,7 +713,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 			}
 		}
 		e := s.newEvent()
-		e.at, e.kind, e.node, e.from, e.size, e.body = s.now+d, evDeliver, to, from.id, size, s.copyBody(from, m.Body)
+		e.at, e.kind, e.node, e.from, e.src, e.size, e.body = s.now+d, evDeliver, to, from.id, from, size, s.copyBody(from, m.Body)
 		s.push(e)
 	}
 }
