@@ -1,38 +1,51 @@
 package depwait
 
 import (
-	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/causeway/causeway/protocol"
 )
 
-type dependency[D any] struct {
+type dependency[K comparable, D any] struct {
 	dep     D
-	waiting []string // write names
+	waiting []K // write names
 	retry   protocol.Retry
 }
 
-// Table is the set of waiting writes and the dependencies they wait for.
-// The zero value is not usable; call New.
-type Table[D any] struct {
-	deps    map[string]*dependency[D]
-	missing map[string]map[string]bool // write -> dependencies still missing
+// Keyed is the set of waiting writes and the dependencies they wait for,
+// writes and dependencies named by values of K (a struct key saves the
+// hot path building and hashing "key@version" strings). The zero value is
+// not usable; call NewKeyed.
+type Keyed[K comparable, D any] struct {
+	deps    map[K]*dependency[K, D]
+	missing map[K]map[K]bool // write -> dependencies still missing
+	// name spells a dependency's name; Resend goes in the order of names.
+	name func(K) string
 }
+
+// Table is a Keyed whose names are strings.
+type Table[D any] = Keyed[string, D]
 
 // New returns an empty Table.
 func New[D any]() *Table[D] {
-	return &Table[D]{deps: map[string]*dependency[D]{}, missing: map[string]map[string]bool{}}
+	return NewKeyed[string, D](func(s string) string { return s })
+}
+
+// NewKeyed returns an empty Keyed whose Resend goes in the order of the
+// dependencies' names as spelled by name.
+func NewKeyed[K comparable, D any](name func(K) string) *Keyed[K, D] {
+	return &Keyed[K, D]{deps: map[K]*dependency[K, D]{}, missing: map[K]map[K]bool{}, name: name}
 }
 
 // Wait records that write needs dependency depName (dep) and reports
 // whether nobody was waiting for it yet: the caller then sends the first
 // check (sent at now).
-func (t *Table[D]) Wait(write, depName string, dep D, now time.Duration) (first bool) {
+func (t *Keyed[K, D]) Wait(write, depName K, dep D, now time.Duration) (first bool) {
 	m := t.missing[write]
 	if m == nil {
-		m = map[string]bool{}
+		m = map[K]bool{}
 		t.missing[write] = m
 	}
 	if m[depName] {
@@ -41,7 +54,7 @@ func (t *Table[D]) Wait(write, depName string, dep D, now time.Duration) (first 
 	m[depName] = true
 	d := t.deps[depName]
 	if d == nil {
-		d = &dependency[D]{dep: dep, retry: protocol.SentAt(now)}
+		d = &dependency[K, D]{dep: dep, retry: protocol.SentAt(now)}
 		t.deps[depName] = d
 		first = true
 	}
@@ -50,11 +63,11 @@ func (t *Table[D]) Wait(write, depName string, dep D, now time.Duration) (first 
 }
 
 // Waiting reports whether write is waiting for a dependency.
-func (t *Table[D]) Waiting(write string) bool { return t.missing[write] != nil }
+func (t *Keyed[K, D]) Waiting(write K) bool { return t.missing[write] != nil }
 
 // Satisfied records that dependency depName is met and returns, in the
 // order they started waiting, the writes that now miss nothing.
-func (t *Table[D]) Satisfied(depName string) (ready []string) {
+func (t *Keyed[K, D]) Satisfied(depName K) (ready []K) {
 	d := t.deps[depName]
 	if d == nil {
 		return nil // a duplicate answer
@@ -76,13 +89,22 @@ func (t *Table[D]) Satisfied(depName string) (ready []string) {
 
 // Resend calls check for every dependency whose retransmission is due at
 // now (after first, doubling up to limit), in name order.
-func (t *Table[D]) Resend(now, first, limit time.Duration, check func(dep D)) {
-	for _, name := range slices.Sorted(maps.Keys(t.deps)) {
-		if d := t.deps[name]; d.retry.Due(now, first, limit) {
-			check(d.dep)
+func (t *Keyed[K, D]) Resend(now, first, limit time.Duration, check func(dep D)) {
+	type named struct {
+		name string
+		d    *dependency[K, D]
+	}
+	all := make([]named, 0, len(t.deps))
+	for k, d := range t.deps {
+		all = append(all, named{t.name(k), d})
+	}
+	slices.SortFunc(all, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	for _, n := range all {
+		if n.d.retry.Due(now, first, limit) {
+			check(n.d.dep)
 		}
 	}
 }
 
 // Len is the number of dependencies being waited for.
-func (t *Table[D]) Len() int { return len(t.deps) }
+func (t *Keyed[K, D]) Len() int { return len(t.deps) }

@@ -2,6 +2,7 @@ package depwait
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -51,5 +52,25 @@ func TestResendBacksOff(t *testing.T) {
 	want := []string{"A@100ms", "B@100ms", "A@300ms", "B@300ms", "A@600ms", "B@600ms", "A@900ms", "B@900ms"}
 	if !reflect.DeepEqual(sends, want) {
 		t.Fatalf("resends %v\nwant    %v", sends, want)
+	}
+}
+
+// TestKeyedResendsInNameOrder checks that a Keyed table retransmits in the
+// order of its names' spelling, not of the keys' fields: "a@10" (version
+// 16) before "a@f" (15), and "a0@3" before "a@…" ('0' < '@').
+func TestKeyedResendsInNameOrder(t *testing.T) {
+	type ver struct {
+		key string
+		v   uint64
+	}
+	name := func(k ver) string { return k.key + "@" + strconv.FormatUint(k.v, 16) }
+	tb := NewKeyed[ver, string](name)
+	for _, d := range []ver{{"a", 15}, {"a", 16}, {"a0", 3}} {
+		tb.Wait(ver{"w", 0}, d, name(d), 0)
+	}
+	var sends []string
+	tb.Resend(time.Second, time.Millisecond, time.Second, func(d string) { sends = append(sends, d) })
+	if want := []string{"a0@3", "a@10", "a@f"}; !reflect.DeepEqual(sends, want) {
+		t.Fatalf("resends %v, want %v", sends, want)
 	}
 }

@@ -10,8 +10,11 @@
 //
 // None of its own: D is the protocol's dependency type, the protocol sends
 // and answers the checks (fullreppb.DepCheck/DepOK, karmapb.DepCheck/DepOK),
-// and writes and dependencies are named by strings the protocol chooses
-// (typically "key@version").
+// and writes and dependencies are named as the protocol chooses: by
+// strings in a Table (typically "key@version"), or by any comparable key
+// in a Keyed (fullrep's {key, version} struct, which spares its hot path
+// building and hashing strings), retransmitted in the order of the names'
+// spelling either way.
 //
 // # Deviations
 //

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -100,7 +101,8 @@ func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
 
 // NewSession implements protocol.Protocol.
 func (p *Protocol) NewSession(cfg protocol.SessionConfig) protocol.Session {
-	return &session{mode: p.mode, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout}
+	return &session{mode: p.mode, id: cfg.ID, topo: cfg.Topology, timeout: cfg.OpTimeout,
+		local: newShards(cfg.Topology, cfg.ID.DC())}
 }
 
 // Timing of the retry machinery: a retransmission waits resendAfter, then
@@ -138,22 +140,24 @@ type server struct {
 	id    protocol.NodeID
 	dc    string
 	topo  *topology.Topology
-	index uint64 // this server's index among all servers
-	clock uint64 // Lamport counter (causal) or last physical µs (eventual)
+	index uint64   // this server's index among all servers
+	local shards   // the servers of this DC
+	all   []shards // the servers of every DC, in topology order
+	clock uint64   // Lamport counter (causal) or last physical µs (eventual)
 	store map[string]entry
-	out   map[string]*outgoing // by storage key "r/key@version"
+	out   map[versionID]*outgoing // stored under "r/" + depKey
 	// outOrder lists the keys of out in the order their versions were
 	// minted (keys no longer in out are skipped lazily): the first one
 	// still in out holds the oldest write not yet committed everywhere.
-	outOrder []string
+	outOrder []versionID
 	// stable is, by origin server index, the highest stable frontier that
 	// origin has sent (Replicate.stable): its versions with a Lamport
 	// counter below it are committed in every DC (causal mode).
 	stable  map[uint64]uint64
-	in      map[string]*incoming                // by "key@version"
-	deps    *depwait.Table[*pb.Dep]             // what the writes in `in` wait for
-	seen    map[string]bool                     // depKey -> committed here (causal mode)
-	waiters map[string]map[protocol.NodeID]bool // depKey -> dep checks waiting here
+	in      map[versionID]*incoming                // replicated writes waiting
+	deps    *depwait.Keyed[versionID, *pb.Dep]     // what the writes in `in` wait for
+	seen    map[versionID]bool                     // committed here (causal mode); stored under "s/" + depKey
+	waiters map[versionID]map[protocol.NodeID]bool // dep checks waiting here
 	ticking bool
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
@@ -161,11 +165,59 @@ type server struct {
 
 func depKey(key string, version uint64) string { return key + "@" + strconv.FormatUint(version, 16) }
 
+// versionID names one version of a key: the key of the server's
+// per-version maps, a struct rather than depKey's string so that the hot
+// path neither builds nor hashes strings. Where order matters (resends,
+// reports) versions go in the order of their depKey spelling, as they did
+// when the maps were keyed by it.
+type versionID struct {
+	key     string
+	version uint64
+}
+
+// String is the version's depKey spelling.
+func (v versionID) String() string { return depKey(v.key, v.version) }
+
+// parseVersionID reads a depKey spelling back (the key may hold '@'; the
+// hexadecimal version cannot).
+func parseVersionID(s string) (versionID, bool) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return versionID{}, false
+	}
+	v, err := strconv.ParseUint(s[i+1:], 16, 64)
+	if err != nil {
+		return versionID{}, false
+	}
+	return versionID{key: s[:i], version: v}, true
+}
+
+// sortedVersions lists the keys of m in the order of their depKey
+// spelling.
+func sortedVersions[V any](m map[versionID]V) []versionID {
+	type named struct {
+		name string
+		v    versionID
+	}
+	all := make([]named, 0, len(m))
+	for v := range m {
+		all = append(all, named{v.String(), v})
+	}
+	slices.SortFunc(all, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	out := make([]versionID, len(all))
+	for i, n := range all {
+		out[i] = n.v
+	}
+	return out
+}
+
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
-		store: map[string]entry{}, out: map[string]*outgoing{}, in: map[string]*incoming{},
-		deps: depwait.New[*pb.Dep](), seen: map[string]bool{}, waiters: map[string]map[protocol.NodeID]bool{},
-		stable: map[uint64]uint64{}, loaded: cfg.Loaded}
+		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
+		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{},
+		waiters: map[versionID]map[protocol.NodeID]bool{},
+		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
+		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
 	i := 0
 	for _, d := range cfg.Topology.Datacenters {
 		for j := 0; j < d.Servers; j++ {
@@ -184,7 +236,9 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
-		s.seen[r.Key[2:]] = true
+		if v, ok := parseVersionID(r.Key[2:]); ok {
+			s.seen[v] = true
+		}
 		return nil
 	})
 	_ = cfg.Storage.Scan("r/", func(r storage.Record) error {
@@ -192,12 +246,13 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		if err := proto.Unmarshal(r.Value, &m); err != nil {
 			return nil // a torn record cannot exist (batches are atomic); skip defensively
 		}
-		s.out[r.Key] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: protocol.SentAt(-resendAfter)}
-		s.outOrder = append(s.outOrder, r.Key)
+		v := versionID{m.Key, m.Version} // the record's key spells it
+		s.out[v] = &outgoing{msg: &m, unacked: s.otherReplicas(m.Key), retry: protocol.SentAt(-resendAfter)}
+		s.outOrder = append(s.outOrder, v)
 		s.clock = max(s.clock, m.Version>>serverBits)
 		return nil
 	})
-	slices.SortFunc(s.outOrder, func(a, b string) int {
+	slices.SortFunc(s.outOrder, func(a, b versionID) int {
 		return cmp.Compare(s.out[a].msg.Version, s.out[b].msg.Version)
 	})
 	return s
@@ -206,9 +261,9 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 // otherReplicas lists key's shard in every other DC.
 func (s *server) otherReplicas(key string) map[protocol.NodeID]bool {
 	out := map[protocol.NodeID]bool{}
-	for _, d := range s.topo.Datacenters {
+	for i, d := range s.topo.Datacenters {
 		if d.Name != s.dc {
-			out[owner(s.topo, d.Name, key)] = true
+			out[s.all[i].owner(key)] = true
 		}
 	}
 	return out
@@ -248,7 +303,7 @@ func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 }
 
 func (s *server) resend(now time.Duration, r *protocol.Ready) {
-	for _, k := range slices.Sorted(maps.Keys(s.out)) {
+	for _, k := range sortedVersions(s.out) {
 		o := s.out[k]
 		if !due(&o.retry, now) {
 			continue
@@ -258,7 +313,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		}
 	}
 	s.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+		r.Send(s.id, s.local.owner(d.Key), &pb.DepCheck{Dep: d})
 	})
 }
 
@@ -279,26 +334,26 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.Replicate:
 		s.replicate(now, m.From, b, &r)
 	case *pb.ReplicateAck:
-		k := "r/" + depKey(b.Key, b.Version)
+		k := versionID{b.Key, b.Version}
 		if o := s.out[k]; o != nil {
 			delete(o.unacked, m.From)
 			if len(o.unacked) == 0 {
 				delete(s.out, k)
-				r.Write(storage.Write{Kind: storage.Delete, Key: k}, false)
+				r.Write(storage.Write{Kind: storage.Delete, Key: "r/" + k.String()}, false)
 			}
 		}
 	case *pb.DepCheck:
 		if s.committed(b.Dep.Key, b.Dep.Version) {
 			r.Send(s.id, m.From, &pb.DepOK{Dep: b.Dep})
 		} else {
-			dk := depKey(b.Dep.Key, b.Dep.Version)
+			dk := versionID{b.Dep.Key, b.Dep.Version}
 			if s.waiters[dk] == nil {
 				s.waiters[dk] = map[protocol.NodeID]bool{}
 			}
 			s.waiters[dk][m.From] = true
 		}
 	case *pb.DepOK:
-		s.depSatisfied(depKey(b.Dep.Key, b.Dep.Version), &r)
+		s.depSatisfied(versionID{b.Dep.Key, b.Dep.Version}, &r)
 	}
 	s.armTimer(&r)
 	return r
@@ -319,7 +374,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 	}
 	s.commit(b.Key, b.Value, version, r)
 	if others := s.otherReplicas(b.Key); len(others) > 0 {
-		k := "r/" + depKey(b.Key, version)
+		k := versionID{b.Key, version}
 		s.out[k] = &outgoing{msg: msg, unacked: others, retry: protocol.SentAt(now)}
 		s.outOrder = append(s.outOrder, k)
 		if s.mode.Causal {
@@ -329,7 +384,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 		if err != nil {
 			panic(err) // a generated message always marshals
 		}
-		r.Write(storage.Write{Kind: storage.Put, Key: k, Value: data}, true)
+		r.Write(storage.Write{Kind: storage.Put, Key: "r/" + k.String(), Value: data}, true)
 		for _, to := range sortedIDs(others) {
 			r.Send(s.id, to, msg)
 		}
@@ -339,7 +394,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 
 // committed reports whether version of key has been committed here.
 func (s *server) committed(key string, version uint64) bool {
-	return s.store[key].version == version || s.seen[depKey(key, version)]
+	return s.store[key].version == version || s.seen[versionID{key, version}]
 }
 
 // commit makes a version durable here: it becomes the key's value if it
@@ -347,15 +402,17 @@ func (s *server) committed(key string, version uint64) bool {
 // committed and wakes the dep_checks waiting for it.
 func (s *server) commit(key string, value []byte, version uint64, r *protocol.Ready) {
 	if s.mode.Causal {
-		dk := depKey(key, version)
+		dk := versionID{key, version}
 		if !s.seen[dk] {
 			s.seen[dk] = true
-			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
+			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
 		}
-		for _, from := range sortedIDs(s.waiters[dk]) {
-			r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+		if w := s.waiters[dk]; w != nil {
+			for _, from := range sortedIDs(w) {
+				r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
+			}
+			delete(s.waiters, dk)
 		}
-		delete(s.waiters, dk)
 	}
 	if version <= s.store[key].version {
 		return
@@ -376,7 +433,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		r.Send(s.id, from, &pb.ReplicateAck{Key: b.Key, Version: b.Version})
 		return
 	}
-	ik := depKey(b.Key, b.Version)
+	ik := versionID{b.Key, b.Version}
 	if _, waiting := s.in[ik]; waiting {
 		return // a retransmission of a write already waiting for its deps
 	}
@@ -385,13 +442,14 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		return // no server sends such a write: drop it rather than guess
 	}
 	for _, d := range deps {
-		if owner(s.topo, s.dc, d.Key) == s.id && s.committed(d.Key, d.Version) {
+		to := s.local.owner(d.Key)
+		if to == s.id && s.committed(d.Key, d.Version) {
 			continue
 		}
 		// A dep owned by this server is checked here (and answered by
 		// commit's wake-up of s.waiters) like any other.
-		if s.deps.Wait(ik, depKey(d.Key, d.Version), d, now) {
-			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Dep: d})
+		if s.deps.Wait(ik, versionID{d.Key, d.Version}, d, now) {
+			r.Send(s.id, to, &pb.DepCheck{Dep: d})
 		}
 	}
 	w := &incoming{msg: b, from: from}
@@ -402,7 +460,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	s.in[ik] = w
 }
 
-func (s *server) depSatisfied(dk string, r *protocol.Ready) {
+func (s *server) depSatisfied(dk versionID, r *protocol.Ready) {
 	for _, ik := range s.deps.Satisfied(dk) {
 		if w := s.in[ik]; w != nil {
 			delete(s.in, ik)

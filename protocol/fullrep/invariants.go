@@ -36,7 +36,7 @@ func (c checkedServer) Step(now time.Duration, m protocol.Message) protocol.Read
 	r := c.server.Step(now, m)
 	c.checkTouched(r)
 	if b, ok := m.Body.(*pb.Replicate); ok {
-		c.checkIncoming(depKey(b.Key, b.Version))
+		c.checkIncoming(versionID{b.Key, b.Version})
 	}
 	return r
 }
@@ -50,8 +50,8 @@ func (c checkedServer) Tick(now time.Duration, token uint64) protocol.Ready {
 // checkTouched checks the replication records a Ready persists.
 func (s *server) checkTouched(r protocol.Ready) {
 	for _, w := range r.Persist.Writes {
-		if strings.HasPrefix(w.Key, "r/") {
-			s.checkOutgoing(w.Key)
+		if v, ok := parseVersionID(strings.TrimPrefix(w.Key, "r/")); ok && strings.HasPrefix(w.Key, "r/") {
+			s.checkOutgoing(v)
 		}
 	}
 }
@@ -59,7 +59,7 @@ func (s *server) checkTouched(r protocol.Ready) {
 // checkOutgoing verifies that a write still being replicated (out key k)
 // was committed here first: a DC acknowledges its client's put only once
 // it holds it.
-func (s *server) checkOutgoing(k string) {
+func (s *server) checkOutgoing(k versionID) {
 	o := s.out[k]
 	if o == nil {
 		return
@@ -73,7 +73,7 @@ func (s *server) checkOutgoing(k string) {
 
 // checkIncoming verifies that a replicated write waiting for dependencies
 // (in key ik) is not committed yet and waits for at least one.
-func (s *server) checkIncoming(ik string) {
+func (s *server) checkIncoming(ik versionID) {
 	in := s.in[ik]
 	if in == nil {
 		return

@@ -2,8 +2,6 @@ package fullrep
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/causeway/causeway/protocol"
@@ -35,16 +33,16 @@ func (s *server) CheckQuiescent() error {
 		}
 		list = append(list, fmt.Sprintf(format, args...))
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.out)) {
-		addf("write %s awaits replication to %v", strings.TrimPrefix(k, "r/"), sortedIDs(s.out[k].unacked))
+	for _, k := range sortedVersions(s.out) {
+		addf("write %s awaits replication to %v", k, sortedIDs(s.out[k].unacked))
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.in)) {
+	for _, k := range sortedVersions(s.in) {
 		addf("replicated write %s waits for its dependencies", k)
 	}
 	if n := s.deps.Len(); n > 0 {
 		addf("%d dependency checks outstanding", n)
 	}
-	for _, dk := range slices.Sorted(maps.Keys(s.waiters)) {
+	for _, dk := range sortedVersions(s.waiters) {
 		addf("DepChecks of %v wait here for %s", sortedIDs(s.waiters[dk]), dk)
 	}
 	if len(list) == 0 {

@@ -18,6 +18,7 @@ type session struct {
 	id      protocol.NodeID
 	topo    *topology.Topology
 	timeout time.Duration
+	local   shards // the servers of the session's DC
 
 	nextReq uint64
 	pending *protocol.Request // the outstanding operation, nil if none
@@ -64,7 +65,7 @@ func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 // send sends the pending operation to the key's shard in the session's DC.
 func (c *session) send(r *protocol.Ready) {
 	req := c.pending
-	to := owner(c.topo, c.id.DC(), req.Key)
+	to := c.local.owner(req.Key)
 	if req.Op == protocol.OpGet {
 		r.Send(c.id, to, &pb.GetRequest{ReqId: c.reqID, Key: req.Key})
 		return

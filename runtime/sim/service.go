@@ -10,11 +10,16 @@ import (
 	"github.com/causeway/causeway/wire"
 )
 
-// copyBody returns the copy of a message body its receiver gets: a clone,
-// or with Config.WireRoundTrip the body encoded and decoded by the wire
+// copyBody returns the copy of a message body its receiver gets: a clone
+// (the protocol's own, protocol.Cloner, when it has one), or with Config.WireRoundTrip the body encoded and decoded by the wire
 // codec.
 func (s *Sim) copyBody(from *simNode, body proto.Message) proto.Message {
 	if !s.cfg.WireRoundTrip {
+		if s.cloner != nil {
+			if c := s.cloner.CloneBody(body); c != nil {
+				return c
+			}
+		}
 		return proto.Clone(body)
 	}
 	frame, err := wire.Encode(body)
@@ -46,12 +51,23 @@ func (s *Sim) cost(n *simNode, e *event) time.Duration {
 	return s.cfg.Cost.Cost(s.cfg.ServiceTime, n.service, body, e.size)
 }
 
+// sized is a message body and its encoded size. A Ready that sends one
+// body to several nodes (a write replicated to every DC) has it sized
+// once: nothing can change it while the Ready is applied.
+type sized struct {
+	body proto.Message
+	size int
+}
+
 // countBytes counts a message handed to the network and returns its
 // payload size, the size wan_bytes and Observer.MessageSent report: the
 // protobuf encoding of body, without the wire codec's framing. A message
 // over the wire's frame limit is a bug of its sender, as it would be live.
 func (s *Sim) countBytes(from *simNode, body proto.Message, wan bool) int {
-	size := proto.Size(body)
+	if s.sized.body != body {
+		s.sized = sized{body: body, size: proto.Size(body)}
+	}
+	size := s.sized.size
 	frame := size
 	if wan || size > wire.MaxFrameBytes/2 {
 		frame = wire.FrameSize(body, size)

@@ -127,6 +127,7 @@ type event struct {
 	node  *simNode
 	inc   int // node incarnation the event belongs to
 	from  protocol.NodeID
+	src   *simNode      // a delivered message's sender: s.nodes[from]
 	size  int           // payload bytes of a delivered message
 	body  proto.Message // a delivered message: the receiver's own copy
 	token uint64
@@ -139,6 +140,7 @@ type event struct {
 type simNode struct {
 	id      protocol.NodeID
 	dc      string
+	dcIdx   int // dc's index in the topology (-1: unknown)
 	zone    string
 	role    protocol.Role
 	session bool
@@ -164,6 +166,7 @@ type simNode struct {
 type Sim struct {
 	cfg     Config
 	topo    *topology.Topology
+	oneWay  [][]time.Duration // topo.OneWay by DC index
 	now     time.Duration
 	seq     uint64
 	events  eventQueue
@@ -176,9 +179,11 @@ type Sim struct {
 	obs     runtime.Observer
 	prio    protocol.Prioritizer  // nil unless the protocol has priorities
 	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
+	cloner  protocol.Cloner       // nil unless the protocol copies its own messages
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
+	sized   sized     // the last message sized, while a Ready is applied (countBytes)
 	// FaultLog records every fault event as it was carried out.
 	FaultLog []string
 }
@@ -224,6 +229,7 @@ func New(cfg Config) (*Sim, error) {
 	s.net.now = s.Now
 	s.prio, _ = cfg.Protocol.(protocol.Prioritizer)
 	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
+	s.cloner, _ = cfg.Protocol.(protocol.Cloner)
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
@@ -235,6 +241,13 @@ func New(cfg Config) (*Sim, error) {
 	default:
 		s.jitter = cfg.Jitter
 	}
+	s.oneWay = make([][]time.Duration, len(s.topo.Datacenters))
+	for i, a := range s.topo.Datacenters {
+		s.oneWay[i] = make([]time.Duration, len(s.topo.Datacenters))
+		for j, b := range s.topo.Datacenters {
+			s.oneWay[i][j] = s.topo.OneWay(a.Name, b.Name)
+		}
+	}
 	for _, spec := range cfg.Protocol.Nodes(cfg.Topology) {
 		if _, dup := s.nodes[spec.ID]; dup {
 			return nil, fmt.Errorf("sim: protocol %s lists node %s twice", cfg.Protocol.Name(), spec.ID)
@@ -243,7 +256,7 @@ func New(cfg Config) (*Sim, error) {
 		if role == "" {
 			role = protocol.RoleStorage
 		}
-		n := &simNode{id: spec.ID, dc: spec.ID.DC(), zone: spec.Zone, role: role, engine: storage.NewMem(),
+		n := &simNode{id: spec.ID, dc: spec.ID.DC(), dcIdx: s.dcIndex(spec.ID.DC()), zone: spec.Zone, role: role, engine: storage.NewMem(),
 			rng: NewRand(cfg.Seed, "node/"+string(spec.ID)), service: cfg.ServiceTime}
 		if scale := cfg.Cost.Scale(role, spec.Cost); scale != 1 {
 			n.service = time.Duration(float64(cfg.ServiceTime) * scale)
@@ -352,7 +365,7 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	if _, dup := s.nodes[id]; dup {
 		return "", fmt.Errorf("sim: node %s exists already", id)
 	}
-	n := &simNode{id: id, dc: dc, session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
+	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
 	cfg := protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout}
 	if token == nil {
 		n.sm = s.cfg.Protocol.NewSession(cfg)
@@ -523,7 +536,7 @@ func (s *Sim) handle(e *event) (kept bool) {
 // node's service queue; it reports whether the queue kept e.
 func (s *Sim) arrive(e *event) (queued bool) {
 	n := e.node
-	if e.kind == evDeliver && s.cutFrom(e.from, n) {
+	if e.kind == evDeliver && s.cutFrom(e.src, n) {
 		s.stats.Dropped++ // the link was cut while the message was in flight
 		return false
 	}
@@ -534,7 +547,7 @@ func (s *Sim) arrive(e *event) (queued bool) {
 		return false
 	}
 	if e.kind == evDeliver && !n.session {
-		if f, ok := s.nodes[e.from]; ok && f.session {
+		if f := e.src; f.session {
 			if n.heard == nil {
 				n.heard = map[protocol.NodeID]struct{}{}
 			}
@@ -568,14 +581,10 @@ func (s *Sim) scheduleWake(n *simNode) {
 	s.push(e)
 }
 
-// cutFrom reports whether the link from the node named from to n is cut
-// (a message in flight when a partition began is lost).
-func (s *Sim) cutFrom(from protocol.NodeID, n *simNode) bool {
-	if len(s.net.cuts) == 0 {
-		return false
-	}
-	f, ok := s.nodes[from]
-	return ok && s.net.cut(f, n)
+// cutFrom reports whether the link from node f to n is cut (a message in
+// flight when a partition began is lost).
+func (s *Sim) cutFrom(f, n *simNode) bool {
+	return len(s.net.cuts) > 0 && s.net.cut(f, n)
 }
 
 // process hands one input to a node and applies its Ready. With a service
@@ -620,9 +629,11 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 			panic(fmt.Sprintf("sim: node %s storage: %v", n.id, err))
 		}
 	}
+	s.sized = sized{}
 	for _, m := range r.After.Messages {
 		s.send(n, m)
 	}
+	s.sized = sized{} // the sender may change its messages once it runs again
 	for _, t := range r.After.Timers {
 		e := s.newEvent()
 		e.at, e.kind, e.node, e.inc, e.token = s.now+t.After, evTimer, n, n.inc, t.Token
@@ -639,6 +650,25 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 		}
 		cb(s.now, rep)
 	}
+}
+
+// dcIndex returns the index of dc in the topology, -1 if it has none.
+func (s *Sim) dcIndex(dc string) int {
+	for i, d := range s.topo.Datacenters {
+		if d.Name == dc {
+			return i
+		}
+	}
+	return -1
+}
+
+// delay is the one-way network delay from one node to another, before
+// jitter and faults: topo.OneWay, looked up by index.
+func (s *Sim) delay(from, to *simNode) time.Duration {
+	if from.dcIdx < 0 || to.dcIdx < 0 {
+		return s.topo.OneWay(from.dc, to.dc) // panics: an unknown DC
+	}
+	return s.oneWay[from.dcIdx][to.dcIdx]
 }
 
 func (s *Sim) send(from *simNode, m protocol.Message) {
@@ -672,7 +702,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 		}
 	}
 	for c := 0; c < copies; c++ {
-		d := s.topo.OneWay(from.dc, to.dc)
+		d := s.delay(from, to)
 		if wan {
 			if s.jitter > 0 {
 				d += time.Duration(s.netRng.Int64N(int64(2*s.jitter)+1)) - s.jitter
@@ -683,7 +713,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 			}
 		}
 		e := s.newEvent()
-		e.at, e.kind, e.node, e.from, e.size, e.body = s.now+d, evDeliver, to, from.id, size, s.copyBody(from, m.Body)
+		e.at, e.kind, e.node, e.from, e.src, e.size, e.body = s.now+d, evDeliver, to, from.id, from, size, s.copyBody(from, m.Body)
 		s.push(e)
 	}
 }
