@@ -31,11 +31,17 @@ type Dep struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// program_order marks the writer thread's previous write: the dependent
-	// write may be stored in a ring once it is stored there, and counts as
+	// program_order marks one of the writer thread's earlier writes still in
+	// its write buffer (doc.go, "Pipelined propagation"): the dependent write
+	// may be installed in a ring once it is ready there, and counts as
 	// written once it is written there (its cache invalidations done); a
-	// DepCheck for it is answered at the first.
-	ProgramOrder  bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
+	// DepCheck for it is answered at the first, with its ready time.
+	ProgramOrder bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
+	// installed asks for a put-after dependency to be installed (readable)
+	// in the ring rather than written: what the dependent write needs to
+	// become ready; it counts as written only once the dependency is
+	// written there too (doc.go, "Pipelined propagation").
+	Installed     bool `protobuf:"varint,4,opt,name=installed,proto3" json:"installed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +93,13 @@ func (x *Dep) GetVersion() uint64 {
 func (x *Dep) GetProgramOrder() bool {
 	if x != nil {
 		return x.ProgramOrder
+	}
+	return false
+}
+
+func (x *Dep) GetInstalled() bool {
+	if x != nil {
+		return x.Installed
 	}
 	return false
 }
@@ -981,7 +994,11 @@ type DepOK struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Dep   *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock         uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	Clock uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	// ready is, for a program-order dependency, the commit-clock time at
+	// which the write became ready in the ring (doc.go, "Pipelined
+	// propagation"): the same number to every MM that asks.
+	Ready         uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1026,6 +1043,13 @@ func (x *DepOK) GetDep() *Dep {
 func (x *DepOK) GetClock() uint64 {
 	if x != nil {
 		return x.Clock
+	}
+	return 0
+}
+
+func (x *DepOK) GetReady() uint64 {
+	if x != nil {
+		return x.Ready
 	}
 	return 0
 }
@@ -1675,11 +1699,12 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"V\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"t\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
-	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\"N\n" +
+	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
+	"\tinstalled\x18\x04 \x01(\bR\tinstalled\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
@@ -1750,10 +1775,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05clock\x18\x03 \x01(\x04R\x05clock\"4\n" +
 	"\bDepCheck\x12(\n" +
-	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"G\n" +
+	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"]\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
-	"\x05clock\x18\x02 \x01(\x04R\x05clock\"3\n" +
+	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
+	"\x05ready\x18\x03 \x01(\x04R\x05ready\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
