@@ -301,6 +301,8 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	case *pb.CacheGetReply:
 		c.lc.observe(b.Clock)
 		c.cacheReply(now, b, &r)
+	case *pb.ResendReq:
+		c.resend(now, b, &r)
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)

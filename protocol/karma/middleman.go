@@ -42,6 +42,8 @@ const (
 type incomingWrite struct {
 	msg  *pb.RingPut
 	from protocol.NodeID // the CC's propagator
+	// ask paces the ResendReqs for what the write waits for (resend.go).
+	ask protocol.Retry
 }
 
 // invalidation is a write stored here whose acknowledgement waits for the
@@ -173,7 +175,7 @@ func (m *middleMan) Start(now time.Duration) protocol.Ready {
 const bootKey = "boot"
 
 func (m *middleMan) armTimer(r *protocol.Ready) {
-	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0 || m.stab.pending()) {
+	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0 || len(m.pending) > 0 || m.stab.pending()) {
 		m.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
@@ -193,6 +195,7 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 			}
 		}
 	}
+	m.askForLostWrites(now, &r)
 	m.probeStability(now, &r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
@@ -216,6 +219,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
+		if b.Lost {
+			m.askMinter(b.Dep, &r)
+		}
 		switch {
 		case b.Dep.Installed:
 			if m.installedHere(dk) {

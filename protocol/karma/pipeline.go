@@ -95,7 +95,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	if !b.Notify {
 		m.waitPredecessors(now, b, r)
 	}
-	w := &incomingWrite{msg: b, from: from}
+	w := &incomingWrite{msg: b, from: from, ask: protocol.SentAt(now)}
 	if !m.deps.Waiting(wk) {
 		m.ready(now, w, r)
 		return
@@ -122,6 +122,7 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, ProgramOrder: true}, Clock: m.lc.now, Ready: at})
 	}
 	delete(m.readyWaiters, wk)
+	w.ask = protocol.SentAt(now)
 	m.pending[wk] = w
 	if !m.deps.Waiting(confName(wk)) {
 		m.install(now, wk, r)
@@ -357,6 +358,7 @@ func (m *middleMan) recoverPending(st storage.Reader) {
 // recovered as pending.
 func (m *middleMan) resumeWaits(now time.Duration, r *protocol.Ready) {
 	for _, wk := range slices.Sorted(maps.Keys(m.pending)) {
+		m.pending[wk].ask = protocol.SentAt(now)
 		m.waitPredecessors(now, m.pending[wk].msg, r)
 		if !m.deps.Waiting(confName(wk)) {
 			m.install(now, wk, r)
