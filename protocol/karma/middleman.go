@@ -421,6 +421,7 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 	if !m.committed[dk] {
 		m.committed[dk] = true
 		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk, Version: m.readyAt[dk]}, true)
+		r.Write(storage.Write{Kind: storage.Delete, Key: installedKey(dk)}, true)
 	}
 	if version == m.store[key].version && version > m.stable[key] {
 		m.stab.committed(key, version)

@@ -53,6 +53,13 @@ func depName(d *pb.Dep) string {
 // pendingKey is the storage key of a write ready here and not installed.
 func pendingKey(wk string) string { return "p/" + wk }
 
+// installedKey is the storage key of a write installed here and not yet
+// written, at its ready time: a restart must not give it another ready
+// time when it is sent again (evt(j) <= evt(s) for j in P(s) rests on
+// every MM of the ring using the same r(j)), nor install it again below
+// versions installed since.
+func installedKey(wk string) string { return "i/" + wk }
+
 // put handles a propagator's put or put-after (or notify-after).
 func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, r *protocol.Ready) {
 	wk := depKey(b.Key, b.Version)
@@ -115,7 +122,10 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 		return
 	}
 	wk := depKey(b.Key, b.Version)
-	at := m.lc.tick()
+	at, again := m.readyAt[wk]
+	if !again {
+		at = m.lc.tick()
+	}
 	m.readyAt[wk] = at
 	r.Write(storage.Write{Kind: storage.Put, Key: pendingKey(wk), Version: at, Value: marshal(b)}, true)
 	for _, from := range slices.Sorted(maps.Keys(m.readyWaiters[wk])) {
@@ -198,7 +208,10 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 		}
 	}
 	m.lc.observe(evt)
-	m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt}, r)
+	if !m.installed[wk] { // else installed before a restart (installedKey)
+		m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt}, r)
+		r.Write(storage.Write{Kind: storage.Put, Key: installedKey(wk), Version: m.readyAt[wk]}, true)
+	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: pendingKey(wk)}, true)
 	m.released(wk, b.Key, r)
 	m.installed[wk] = true
@@ -350,6 +363,12 @@ func (m *middleMan) recoverPending(st storage.Reader) {
 		wk := rec.Key[2:]
 		m.readyAt[wk] = rec.Version
 		m.pending[wk] = &incomingWrite{msg: &put}
+		return nil
+	})
+	_ = st.Scan("i/", func(rec storage.Record) error {
+		wk := rec.Key[2:]
+		m.readyAt[wk] = rec.Version
+		m.installed[wk] = true
 		return nil
 	})
 }
