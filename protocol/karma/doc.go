@@ -354,7 +354,10 @@
 //
 // MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers
 // (with the version's ready time); "p/<key>@<v>" a write ready and not
-// yet installed (the RingPut, at its ready time; pipeline.go);
+// yet installed (the RingPut, at its ready time; pipeline.go); "i/<key>@<v>"
+// a write installed and not yet written, at its ready time (sent again
+// after a restart it keeps that time, so every MM of the ring derives the
+// same evts);
 // "t/<key>" highest stable version (the superseded versions in the
 // multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
