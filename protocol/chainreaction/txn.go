@@ -97,6 +97,7 @@ func (s *session) onHeadRead(b *pb.HeadReadReply, r *protocol.Ready) {
 	wan := 0
 	for i, k := range keys {
 		x := t.reads[k]
+		s.maxSeen = max(s.maxSeen, x.Version)
 		s.observe(&pb.GetReply{Key: k, Version: x.Version, Stable: x.Stable})
 		reads[i] = protocol.KV{Key: k, Value: x.Value}
 		wan = max(wan, s.wanRounds(k))
