@@ -60,7 +60,8 @@
 //   - Versions (§4.1, §4.3): the head of the writing DC (the origin)
 //     assigns a version counter<<20 | DC<<16 | epoch whose counter exceeds
 //     the key's newest version there, the head's clock and the highest
-//     version the client has seen of any key (Put.min_version): a Lamport
+//     version the client has seen of any key, by a get, a get-transaction
+//     or its own put (Put.min_version): a Lamport
 //     clock with the DC as tie-break. A remote DC keeps the origin's
 //     version, so versions compare alike everywhere: a causally later
 //     write has a larger version, and concurrent writes order by (clock,

@@ -54,6 +54,7 @@
 //	crash target=T             crash nodes (targets as in faults: dc:b, node:b/s0)
 //	restart target=T           restart crashed nodes
 //	heal [what=partitions|all] heal (default all)
+//	skew target=T ms=N         offset the local clock of T's nodes by N ms
 //	quiesce                    heal everything and run until the network is
 //	                           quiet and every protocol.Quiescer holds, else
 //	                           list what does not (held messages stay held)
@@ -180,7 +181,7 @@ func (st *state) do(d *datadriven.TestData) (string, error) {
 		return fmt.Sprintf("now %v\n", st.sim.Now()), nil
 	case "stabilize":
 		return st.stabilize(d)
-	case "partition", "oneway", "crash", "restart", "heal":
+	case "partition", "oneway", "crash", "restart", "heal", "skew":
 		return st.fault(d)
 	case "quiesce":
 		quiet, problems := st.sim.QuiesceChecked(time.Second, 10*time.Minute)
@@ -285,7 +286,7 @@ func (st *state) stabilize(d *datadriven.TestData) (string, error) {
 	return fmt.Sprintf("quiet at %v%s\n", st.sim.Now(), st.heldNote()), nil
 }
 
-// fault carries out partition, oneway, crash, restart and heal.
+// fault carries out partition, oneway, crash, restart, heal and skew.
 func (st *state) fault(d *datadriven.TestData) (string, error) {
 	switch d.Cmd {
 	case "partition":
@@ -315,6 +316,15 @@ func (st *state) fault(d *datadriven.TestData) (string, error) {
 		} else {
 			st.sim.Inject(faults.Event{Restart: target})
 		}
+	case "skew":
+		var target string
+		var ms float64
+		d.ScanArgs(st.t, "target", &target)
+		d.ScanArgs(st.t, "ms", &ms)
+		if _, err := faults.ParseTarget(target); err != nil {
+			return "", err
+		}
+		st.sim.Inject(faults.Event{ClockSkew: &faults.Skew{Target: target, Ms: ms}})
 	case "heal":
 		what := "all"
 		if d.HasArg("what") {
