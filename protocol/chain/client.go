@@ -23,13 +23,11 @@ type Client struct {
 	// first at sentAt.
 	resends int
 	sentAt  time.Duration
-	// srtt and rttvar smooth the time to an answer of the requests never
-	// retransmitted (Karn's rule), as TCP's retransmission timeout: with
-	// a node's queue longer than ResendEvery, a fixed timeout made every
-	// request go twice (FAWN-KV's tail at 200 threads served each get
-	// about three times).
-	srtt, rttvar time.Duration
-	sampled      bool
+	// rtt smooths the time to an answer of the requests never
+	// retransmitted: with a node's queue longer than ResendEvery, a fixed
+	// timeout made every request go twice (FAWN-KV's tail at 200 threads
+	// served each get about three times).
+	rtt rttEstimate
 }
 
 // NewClient returns a client with the initial view.
@@ -104,21 +102,11 @@ func (c *Client) Answered(now time.Duration) {
 	if c.resends > 0 {
 		return
 	}
-	rtt := now - c.sentAt
-	if !c.sampled {
-		c.srtt, c.rttvar, c.sampled = rtt, rtt/2, true
-		return
-	}
-	d := rtt - c.srtt
-	c.srtt += d / 8
-	c.rttvar += (max(d, -d) - c.rttvar) / 4
+	c.rtt.sample(now - c.sentAt)
 }
 
-// rto is the wait before a request's first retransmission: the measured
-// time to an answer plus four deviations, at least ResendEvery.
-func (c *Client) rto() time.Duration {
-	return max(ResendEvery, c.srtt+4*c.rttvar)
-}
+// rto is the wait before a request's first retransmission.
+func (c *Client) rto() time.Duration { return c.rtt.rto() }
 
 // Resend is called at each retransmission of the pending request, last
 // sent to target: it reports target (Retry) and returns the wait before

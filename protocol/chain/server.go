@@ -177,20 +177,18 @@ type server struct {
 	heardAt map[protocol.NodeID]time.Duration
 	// resendLeft is what the current tick may still retransmit.
 	resendLeft int
-	// srtt is, per successor, the smoothed time from sending a version
+	// rtt is, per successor, the estimated time from sending a version
 	// down the chain to its StableAck, measured on versions never
-	// retransmitted (Karn's rule): under load the chain's queues make it
-	// longer than ResendEvery, and a retransmission would only queue
-	// again behind the original.
-	srtt map[protocol.NodeID]time.Duration
-	// rttvar is the smoothed deviation of those round trips.
-	rttvar map[protocol.NodeID]time.Duration
+	// retransmitted: under load the chain's queues make it longer than
+	// ResendEvery, and a retransmission would only queue again behind the
+	// original.
+	rtt map[protocol.NodeID]*rttEstimate
 }
 
 func newServer(l *Layout, cfg protocol.NodeConfig) *server {
 	s := &server{id: cfg.ID, inc: cfg.Incarnation, layout: l, loaded: cfg.Loaded,
 		syncedFrom: map[uint64]map[protocol.NodeID]bool{}, heard: map[protocol.NodeID]bool{},
-		heardAt: map[protocol.NodeID]time.Duration{}, srtt: map[protocol.NodeID]time.Duration{}, rttvar: map[protocol.NodeID]time.Duration{},
+		heardAt: map[protocol.NodeID]time.Duration{}, rtt: map[protocol.NodeID]*rttEstimate{},
 		items: map[string]*item{}, lastReq: map[string]reqRec{}, waiters: map[string][]waiter{}}
 	if cfg.Storage != nil {
 		_ = cfg.Storage.Scan("q/", func(rec storage.Record) error {
@@ -334,22 +332,22 @@ func (s *server) resendDue(retry *protocol.Retry, to protocol.NodeID) bool {
 }
 
 // rto is the wait before a version's first retransmission to successor
-// to: the measured round trip plus four deviations (sampleRTT), at least
-// ResendEvery.
+// to (its rttEstimate; ResendEvery before any sample).
 func (s *server) rto(to protocol.NodeID) time.Duration {
-	return max(ResendEvery, s.srtt[to]+4*s.rttvar[to])
+	if e := s.rtt[to]; e != nil {
+		return e.rto()
+	}
+	return ResendEvery
 }
 
-// sampleRTT folds one round trip to successor n into srtt and rttvar
-// (Jacobson's estimator, as TCP's retransmission timeout).
+// sampleRTT folds one round trip to successor n into its estimate.
 func (s *server) sampleRTT(n protocol.NodeID, rtt time.Duration) {
-	if _, ok := s.srtt[n]; !ok {
-		s.srtt[n], s.rttvar[n] = rtt, rtt/2
-		return
+	e := s.rtt[n]
+	if e == nil {
+		e = &rttEstimate{}
+		s.rtt[n] = e
 	}
-	d := rtt - s.srtt[n]
-	s.srtt[n] += d / 8
-	s.rttvar[n] += (max(d, -d) - s.rttvar[n]) / 4
+	e.sample(rtt)
 }
 
 // silent reports whether n sent this server nothing for suspectAfter
