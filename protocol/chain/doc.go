@@ -131,7 +131,10 @@
 // dependencies (package chainreaction, "Get-transactions under
 // geo-replication"). A put
 // that reaches the head after a newer version of its key (§5's "late
-// PUT") is overwritten at once and answered as any put. A get-transaction
+// PUT") is overwritten at once and answered as any put; under Geo it is
+// answered at once with PutReply.superseded, since no tail ships a
+// version that was never stored, and the session keeps the dependencies
+// such a put cannot stand for in the other DCs. A get-transaction
 // asks the sequencer for a snapshot (SeqRequest: the clock, which every
 // earlier put's number is at or below and every later one above) and
 // reads each key at the head of its chain (HeadRead): the head serves the
@@ -167,7 +170,7 @@
 //
 //	Announce       session -> node k (or tail)     empty (~2 B)
 //	Put            session -> head                 key, value, ids, entry (~45 B + value)
-//	PutReply       node k -> session, or -> entry  ids, version, index (~30 B; +client
+//	PutReply       node k -> session, or -> entry  ids, version, index, superseded (~30 B; +client
 //	               -> session when relayed        ~10 B)
 //	Update         node -> successor (or up)       key, version, value, ids, epoch, entry (~55 B + value;
 //	                                               Geo: + a remote version's seq, ~5 B)

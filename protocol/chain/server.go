@@ -697,7 +697,13 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 			}
 		}
 		if it.latest().v >= rec.version {
-			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version}, r)
+			// Overwritten before it was stored (a late put) or
+			// collected: under Geo the session is told, as latePut
+			// tells it, that the put may not stand for its
+			// dependencies (a collected version's reply says so
+			// needlessly, which only keeps them longer).
+			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
+				Superseded: s.layout.Geo}, r)
 		}
 		return
 	}

@@ -111,9 +111,24 @@ func (s *server) seqOf(x ver) (uint64, bool) {
 // overwritten at once, so it is never read, but it is still answered —
 // by node k, down the chain as any put, or at once when the newer
 // version is already stable.
+//
+// Under geo-replication it is answered at once, marked superseded: it is
+// never stored, so no tail ships it, and it cannot stand for its
+// session's dependencies in the other DCs as a shipped put does (§4.1.2:
+// a later put's dependency filter then names them itself). Its reply
+// names the head when the newer version may not yet have reached node k.
 func (s *server) latePut(b *pb.Put, x ver, c []protocol.NodeID, full int, r *protocol.Ready) {
 	it := s.get(b.Key)
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
+	if s.layout.Geo {
+		ci := 0
+		if it.stable >= x.v {
+			ci = s.layout.ReplyIndex(c, full)
+		}
+		s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: x.v,
+			ChainIndex: uint32(ci), Superseded: true}, r)
+		return
+	}
 	if it.stable >= x.v {
 		s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: x.v,
 			ChainIndex: uint32(s.layout.ReplyIndex(c, full))}, r)

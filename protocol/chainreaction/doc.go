@@ -248,5 +248,11 @@
 //     instead when the version the snapshot asks for was dropped.
 //   - §5's late puts create old versions at the head for
 //     get-transactions; ours are overwritten at once (never read by
-//     anyone, so no snapshot needs them).
+//     anyone, so no snapshot needs them). Under geo-replication such a
+//     put is therefore never shipped, so it cannot stand for its
+//     session's dependencies in the other DCs as a put does (§3.5): its
+//     reply says superseded and the session keeps its metadata beside
+//     the put's entry, so the next put's dependency filter names them
+//     (scenario geo_late_put_keeps_deps; torture seed 496 read a stale
+//     value when the session cleared them).
 package chainreaction

@@ -187,10 +187,19 @@ func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		s.pending = nil
 		s.c.Answered(now)
 		s.maxSeen = max(s.maxSeen, b.Version)
-		// After a put its dependencies are dropped: the put alone
-		// stands for them (§3.5).
-		clear(s.meta)
-		s.meta[req.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		if b.Superseded {
+			// A late put overwritten before it was stored or shipped
+			// (geo, §5): it stands for no dependency in the other DCs,
+			// so they are kept beside its own entry.
+			if e, ok := s.meta[req.Key]; !ok || e.version <= b.Version {
+				s.meta[req.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+			}
+		} else {
+			// After a put its dependencies are dropped: the put alone
+			// stands for them (§3.5).
+			clear(s.meta)
+			s.meta[req.Key] = entry{version: b.Version, chainIndex: int(b.ChainIndex)}
+		}
 		rep := protocol.Reply{Op: protocol.OpPut, Key: req.Key}
 		rep.SetWANRounds(s.wanRounds(req.Key))
 		r.Reply(rep)

@@ -133,7 +133,12 @@ type PutReply struct {
 	ChainIndex uint32                 `protobuf:"varint,4,opt,name=chain_index,json=chainIndex,proto3" json:"chain_index,omitempty"`
 	// client is set when the reply goes to the entry server to relay: the
 	// session it is for.
-	Client        string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	Client string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	// superseded says, under geo-replication, that the put was a late put
+	// (chainreaction.txt §5) overwritten at once by a newer version: it was
+	// never stored or shipped to the other DCs, so it stands for none of
+	// the session's dependencies there and the session keeps them.
+	Superseded    bool `protobuf:"varint,6,opt,name=superseded,proto3" json:"superseded,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -201,6 +206,13 @@ func (x *PutReply) GetClient() string {
 		return x.Client
 	}
 	return ""
+}
+
+func (x *PutReply) GetSuperseded() bool {
+	if x != nil {
+		return x.Superseded
+	}
+	return false
 }
 
 // Update propagates one version of key down the chain (predecessor ->
@@ -1506,14 +1518,17 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\vmin_version\x18\x05 \x01(\x04R\n" +
 	"minVersion\x12\x14\n" +
 	"\x05entry\x18\x06 \x01(\tR\x05entry\x12(\n" +
-	"\x03geo\x18\a \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\"\x86\x01\n" +
+	"\x03geo\x18\a \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\"\xa6\x01\n" +
 	"\bPutReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x1f\n" +
 	"\vchain_index\x18\x04 \x01(\rR\n" +
 	"chainIndex\x12\x16\n" +
-	"\x06client\x18\x05 \x01(\tR\x06client\"\xdc\x02\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\x12\x1e\n" +
+	"\n" +
+	"superseded\x18\x06 \x01(\bR\n" +
+	"superseded\"\xdc\x02\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
