@@ -19,7 +19,10 @@
 // Under Layout.Geo (Mode.Geo; ChainReaction's §4) each DC instead has its
 // own chain of every key, and its own remote-proxy node (RoleProxy,
 // "p0"): a tail ships each version written in its DC to the proxy (Ship,
-// geo.go) and calls it stable only once logged (ShipAck); proxies
+// geo.go) and calls it stable only once logged (ShipAck) — a node that a
+// repair makes the tail ships every such version above the stable one, not
+// only the newest, since one from another DC may have followed a version
+// the old tail died before shipping; proxies
 // exchange batches (RemoteUpdate, RemoteAck; proxy.go), deliver them per
 // origin in FIFO order and apply them in parallel unless a bloom filter
 // (bloom.go) or an explicit dependency list says an earlier queued put may

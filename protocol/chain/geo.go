@@ -88,6 +88,30 @@ func (s *server) atTail(key string, it *item, x ver, c []protocol.NodeID, i int,
 	s.becomeStable(key, it, it.latest().v, c, i, r)
 }
 
+// becomeTail runs the tail's duty for key at a node a new view makes its
+// tail (or keeps so): under Geo every version written in this DC above
+// the stable one is shipped, oldest first, not only the newest — a newer
+// version from another DC may have followed one the old tail died before
+// shipping, and a version never shipped stands for none of its session's
+// dependencies in the other DCs, though its session, answered by node k,
+// let its next put depend on it alone (§3.5; scenario
+// geo_new_tail_ships_superseded). The proxy drops a version it has logged
+// already.
+func (s *server) becomeTail(key string, it *item, c []protocol.NodeID, i int, r *protocol.Ready) {
+	l := it.latest()
+	if s.layout.Geo {
+		for _, x := range it.versions {
+			if x.v > it.stable && x.v < l.v && s.localOrigin(x.v) && !shipping(it, x.v) {
+				it.shipq = append(it.shipq, x)
+				if len(it.shipq) == 1 {
+					s.ship(key, x, r)
+				}
+			}
+		}
+	}
+	s.atTail(key, it, l, c, i, r)
+}
+
 func shipping(it *item, v uint64) bool {
 	for _, x := range it.shipq {
 		if x.v == v {

@@ -565,7 +565,7 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			r.Send(s.id, c[i-1], &pb.KAck{Key: k, Version: it.kacked})
 		}
 		if i == len(c)-1 {
-			s.atTail(k, it, l, c, i, r)
+			s.becomeTail(k, it, c, i, r)
 		}
 	}
 	if s.pushes == 0 {
