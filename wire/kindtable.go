@@ -135,7 +135,7 @@ var kindTable = []kindMessage{
 	{152, &cassandrapb.WriteExecuted{}},
 	{153, &cassandrapb.LayerWrite{}},
 	{154, &cassandrapb.LayerDone{}},
-	// causeway.chain.v1 (chainpb): kinds 160–194.
+	// causeway.chain.v1 (chainpb): kinds 160–195.
 	{160, &chainpb.Put{}},
 	{161, &chainpb.PutReply{}},
 	{162, &chainpb.Update{}},
@@ -171,6 +171,7 @@ var kindTable = []kindMessage{
 	{192, &chainpb.SeqReply{}},
 	{193, &chainpb.HeadRead{}},
 	{194, &chainpb.HeadReadReply{}},
+	{195, &chainpb.Unshipped{}},
 	// causeway.saturn.v1 (saturnpb): kinds 224–226.
 	{224, &saturnpb.Label{}},
 	{225, &saturnpb.Migrate{}},

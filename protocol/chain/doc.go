@@ -19,10 +19,11 @@
 // Under Layout.Geo (Mode.Geo; ChainReaction's §4) each DC instead has its
 // own chain of every key, and its own remote-proxy node (RoleProxy,
 // "p0"): a tail ships each version written in its DC to the proxy (Ship,
-// geo.go) and calls it stable only once logged (ShipAck) — a node that a
-// repair makes the tail ships every such version above the stable one, not
-// only the newest, since one from another DC may have followed a version
-// the old tail died before shipping; proxies
+// geo.go) and calls it stable only once logged (ShipAck) — every such
+// version, not only the newest: an Update carries its sender's older
+// versions of the DC not yet known stable (Update.unshipped), so that one
+// lost with its Update or with a dying tail is still shipped, and a node
+// that a repair makes the tail ships every one above the stable one; proxies
 // exchange batches (RemoteUpdate, RemoteAck; proxy.go), deliver them per
 // origin in FIFO order and apply them in parallel unless a bloom filter
 // (bloom.go) or an explicit dependency list says an earlier queued put may
@@ -176,7 +177,9 @@
 //	PutReply       node k -> session, or -> entry  ids, version, index, superseded (~30 B; +client
 //	               -> session when relayed        ~10 B)
 //	Update         node -> successor (or up)       key, version, value, ids, epoch, entry (~55 B + value;
-//	                                               Geo: + a remote version's seq, ~5 B)
+//	                                               Geo: + a remote version's seq, ~5 B; + the
+//	                                               sender's older unshipped versions of its DC,
+//	                                               usually none)
 //	PushAck        successor -> pusher             key, version (~20 B)
 //	KAck           node k -> predecessors          key, version (~20 B)
 //	StableAck      tail -> predecessors            key, version (~20 B)

@@ -71,14 +71,25 @@ func (s *server) localOrigin(v uint64) bool {
 	return Origin(v) == s.layout.DCIndex(s.id.DC())
 }
 
-// atTail runs the tail's duty for version x: under Geo a version written
-// here is shipped to the proxy before it becomes stable; otherwise (and
-// for remote versions) it is stable at once.
-func (s *server) atTail(key string, it *item, x ver, c []protocol.NodeID, i int, r *protocol.Ready) {
-	if s.layout.Geo && x.v > it.stable && s.localOrigin(x.v) && !shipping(it, x.v) {
-		it.shipq = append(it.shipq, x)
-		if len(it.shipq) == 1 {
-			s.ship(key, x, r)
+// atTail runs the tail's duty for key, after a version arrived or a view
+// made this node the tail: under Geo every version written here above the
+// stable one is shipped to the proxy, oldest first, before the newest
+// becomes stable; otherwise (and for remote versions) it is stable at
+// once. Every such version, not only the newest: each alone stands for
+// its session's dependencies in the other DCs (its session, answered by
+// node k, let its next put depend on it alone, §3.5), and a newer version
+// may have overtaken one the old tail died before shipping (scenario
+// geo_new_tail_ships_superseded). The proxy drops a version it has logged
+// already.
+func (s *server) atTail(key string, it *item, c []protocol.NodeID, i int, r *protocol.Ready) {
+	if s.layout.Geo {
+		for _, x := range it.versions {
+			if x.v > it.stable && s.localOrigin(x.v) && !shipping(it, x.v) {
+				it.shipq = append(it.shipq, x)
+				if len(it.shipq) == 1 {
+					s.ship(key, x, r)
+				}
+			}
 		}
 	}
 	if len(it.shipq) > 0 {
@@ -88,28 +99,31 @@ func (s *server) atTail(key string, it *item, x ver, c []protocol.NodeID, i int,
 	s.becomeStable(key, it, it.latest().v, c, i, r)
 }
 
-// becomeTail runs the tail's duty for key at a node a new view makes its
-// tail (or keeps so): under Geo every version written in this DC above
-// the stable one is shipped, oldest first, not only the newest — a newer
-// version from another DC may have followed one the old tail died before
-// shipping, and a version never shipped stands for none of its session's
-// dependencies in the other DCs, though its session, answered by node k,
-// let its next put depend on it alone (§3.5; scenario
-// geo_new_tail_ships_superseded). The proxy drops a version it has logged
-// already.
-func (s *server) becomeTail(key string, it *item, c []protocol.NodeID, i int, r *protocol.Ready) {
-	l := it.latest()
-	if s.layout.Geo {
-		for _, x := range it.versions {
-			if x.v > it.stable && x.v < l.v && s.localOrigin(x.v) && !shipping(it, x.v) {
-				it.shipq = append(it.shipq, x)
-				if len(it.shipq) == 1 {
-					s.ship(key, x, r)
-				}
-			}
+// unshipped lists the versions of it below newest that were written in
+// this DC and are not yet stable, oldest first, for an Update that
+// retransmits or pushes newest (Update.unshipped; none unless Geo).
+func (s *server) unshipped(it *item, newest uint64) []*pb.Unshipped {
+	if !s.layout.Geo {
+		return nil
+	}
+	var out []*pb.Unshipped
+	for _, x := range it.versions {
+		if x.v > it.stable && x.v < newest && s.localOrigin(x.v) {
+			out = append(out, &pb.Unshipped{Version: x.v, Value: x.value, Geo: x.geo, Seq: s.wireSeq(x)})
 		}
 	}
-	s.atTail(key, it, l, c, i, r)
+	return out
+}
+
+// addUnshipped adds the older versions an Update carries (Update.unshipped).
+func (s *server) addUnshipped(b *pb.Update, it *item, r *protocol.Ready) {
+	for _, o := range b.Unshipped {
+		x := ver{v: o.Version, value: o.Value, geo: o.Geo, seq: o.Seq}
+		if it.add(x) {
+			persist(b.Key, x, r)
+			r.VisibleVersion(b.Key, x.value, x.v)
+		}
+	}
 }
 
 func shipping(it *item, v uint64) bool {

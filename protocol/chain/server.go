@@ -417,7 +417,8 @@ func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
 			continue
 		}
 		it.retries++
-		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l)})
+		r.Send(s.id, next, &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > s.layout.ReplyIndex(c, full), Epoch: s.view.Epoch, Seen: s.seenFor(k), Push: it.pushed != 0, Geo: l.geo, Seq: s.wireSeq(l),
+			Unshipped: s.unshipped(it, l.v)})
 	}
 	s.arm(&r, false)
 	return r
@@ -558,14 +559,15 @@ func (s *server) adopt(v *View, r *protocol.Ready) {
 			it.pushed = l.v
 			it.retry = protocol.SentAt(s.now)
 			s.pushes++
-			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l)})
+			r.Send(s.id, c[i+1], &pb.Update{Key: k, Version: l.v, Value: l.value, Lazy: i+1 > ri, Epoch: v.Epoch, Seen: s.seenFor(k), Push: true, Geo: l.geo, Seq: s.wireSeq(l),
+				Unshipped: s.unshipped(it, l.v)})
 		}
 		if i == ri && i > 0 {
 			it.kacked = max(it.kacked, l.v)
 			r.Send(s.id, c[i-1], &pb.KAck{Key: k, Version: it.kacked})
 		}
 		if i == len(c)-1 {
-			s.becomeTail(k, it, c, i, r)
+			s.atTail(k, it, c, i, r)
 		}
 	}
 	if s.pushes == 0 {
@@ -741,6 +743,7 @@ func (s *server) update(from protocol.NodeID, b *pb.Update, r *protocol.Ready) {
 		return
 	}
 	it := s.get(b.Key)
+	s.addUnshipped(b, it, r)
 	x := ver{v: b.Version, value: b.Value, geo: b.Geo, seq: b.Seq}
 	if it.add(x) {
 		persist(b.Key, x, r)
@@ -780,7 +783,7 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		}
 	}
 	if i == len(c)-1 {
-		s.atTail(key, it, x, c, i, r)
+		s.atTail(key, it, c, i, r)
 		return
 	}
 	if it.stable >= x.v {
@@ -796,7 +799,8 @@ func (s *server) apply(key string, x ver, client, entry string, req uint64, repl
 		return
 	}
 	u := &pb.Update{Key: key, Version: x.v, Value: x.value, Client: client, ReqId: req,
-		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo, Seq: s.wireSeq(x)}
+		Reply: reply && i < ri, Lazy: i+1 > ri, Epoch: s.view.Epoch, Geo: x.geo, Seq: s.wireSeq(x),
+		Unshipped: s.unshipped(it, x.v)}
 	if u.Reply {
 		u.Entry = entry // where node k's PutReply may have to go
 	}

@@ -250,7 +250,16 @@ type Update struct {
 	// seq is the sequence number the DC's sequencer gave the put
 	// (chainreaction.txt §5; 0: none), kept with the version so that a node
 	// that becomes head serves get-transactions at the same snapshots.
-	Seq           uint64 `protobuf:"varint,14,opt,name=seq,proto3" json:"seq,omitempty"`
+	Seq uint64 `protobuf:"varint,14,opt,name=seq,proto3" json:"seq,omitempty"`
+	// unshipped carries, under geo-replication, the versions older than
+	// this one that were written in the sender's DC and that it does not yet
+	// know stable (shipped to its DC's remote-proxy), oldest first: each must
+	// reach the tail and be shipped on its own, since it alone stands for
+	// its session's dependencies in the other DCs, and the Update that
+	// carried it may have been lost (a retransmission or push carries the
+	// newest version only). Usually empty: a version is stable once the
+	// tail has shipped it.
+	Unshipped     []*Unshipped `protobuf:"bytes,15,rep,name=unshipped,proto3" json:"unshipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -383,6 +392,82 @@ func (x *Update) GetSeq() uint64 {
 	return 0
 }
 
+func (x *Update) GetUnshipped() []*Unshipped {
+	if x != nil {
+		return x.Unshipped
+	}
+	return nil
+}
+
+// Unshipped is one older version an Update carries (see Update.unshipped).
+type Unshipped struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	Geo           *Geo                   `protobuf:"bytes,3,opt,name=geo,proto3" json:"geo,omitempty"`
+	Seq           uint64                 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Unshipped) Reset() {
+	*x = Unshipped{}
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Unshipped) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Unshipped) ProtoMessage() {}
+
+func (x *Unshipped) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Unshipped.ProtoReflect.Descriptor instead.
+func (*Unshipped) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Unshipped) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *Unshipped) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *Unshipped) GetGeo() *Geo {
+	if x != nil {
+		return x.Geo
+	}
+	return nil
+}
+
+func (x *Unshipped) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 // PushAck acknowledges a pushed Update once the receiver holds version (or
 // a newer one) of key.
 type PushAck struct {
@@ -398,7 +483,7 @@ type PushAck struct {
 
 func (x *PushAck) Reset() {
 	*x = PushAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -410,7 +495,7 @@ func (x *PushAck) String() string {
 func (*PushAck) ProtoMessage() {}
 
 func (x *PushAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[3]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -423,7 +508,7 @@ func (x *PushAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushAck.ProtoReflect.Descriptor instead.
 func (*PushAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{3}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PushAck) GetKey() string {
@@ -459,7 +544,7 @@ type Seen struct {
 
 func (x *Seen) Reset() {
 	*x = Seen{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +556,7 @@ func (x *Seen) String() string {
 func (*Seen) ProtoMessage() {}
 
 func (x *Seen) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[4]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +569,7 @@ func (x *Seen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seen.ProtoReflect.Descriptor instead.
 func (*Seen) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{4}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Seen) GetClient() string {
@@ -520,7 +605,7 @@ type StableAck struct {
 
 func (x *StableAck) Reset() {
 	*x = StableAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +617,7 @@ func (x *StableAck) String() string {
 func (*StableAck) ProtoMessage() {}
 
 func (x *StableAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[5]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,7 +630,7 @@ func (x *StableAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StableAck.ProtoReflect.Descriptor instead.
 func (*StableAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{5}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StableAck) GetKey() string {
@@ -574,7 +659,7 @@ type KAck struct {
 
 func (x *KAck) Reset() {
 	*x = KAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -586,7 +671,7 @@ func (x *KAck) String() string {
 func (*KAck) ProtoMessage() {}
 
 func (x *KAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[6]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -599,7 +684,7 @@ func (x *KAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KAck.ProtoReflect.Descriptor instead.
 func (*KAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{6}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *KAck) GetKey() string {
@@ -637,7 +722,7 @@ type Get struct {
 
 func (x *Get) Reset() {
 	*x = Get{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -649,7 +734,7 @@ func (x *Get) String() string {
 func (*Get) ProtoMessage() {}
 
 func (x *Get) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[7]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -662,7 +747,7 @@ func (x *Get) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Get.ProtoReflect.Descriptor instead.
 func (*Get) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{7}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Get) GetClient() string {
@@ -726,7 +811,7 @@ type GetReply struct {
 
 func (x *GetReply) Reset() {
 	*x = GetReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -738,7 +823,7 @@ func (x *GetReply) String() string {
 func (*GetReply) ProtoMessage() {}
 
 func (x *GetReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[8]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -751,7 +836,7 @@ func (x *GetReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReply.ProtoReflect.Descriptor instead.
 func (*GetReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{8}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetReply) GetReqId() uint64 {
@@ -822,7 +907,7 @@ type Stabilize struct {
 
 func (x *Stabilize) Reset() {
 	*x = Stabilize{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -834,7 +919,7 @@ func (x *Stabilize) String() string {
 func (*Stabilize) ProtoMessage() {}
 
 func (x *Stabilize) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[9]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -847,7 +932,7 @@ func (x *Stabilize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stabilize.ProtoReflect.Descriptor instead.
 func (*Stabilize) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{9}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Stabilize) GetClient() string {
@@ -900,7 +985,7 @@ type StabilizeReply struct {
 
 func (x *StabilizeReply) Reset() {
 	*x = StabilizeReply{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +997,7 @@ func (x *StabilizeReply) String() string {
 func (*StabilizeReply) ProtoMessage() {}
 
 func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[10]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1010,7 @@ func (x *StabilizeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StabilizeReply.ProtoReflect.Descriptor instead.
 func (*StabilizeReply) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{10}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StabilizeReply) GetReqId() uint64 {
@@ -968,7 +1053,7 @@ type Announce struct {
 
 func (x *Announce) Reset() {
 	*x = Announce{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +1065,7 @@ func (x *Announce) String() string {
 func (*Announce) ProtoMessage() {}
 
 func (x *Announce) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[11]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +1078,7 @@ func (x *Announce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Announce.ProtoReflect.Descriptor instead.
 func (*Announce) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{11}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
 }
 
 // Member is one live server of a view.
@@ -1009,7 +1094,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1106,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[12]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1119,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{12}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Member) GetNode() string {
@@ -1069,7 +1154,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1166,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[13]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1179,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{13}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *View) GetEpoch() uint64 {
@@ -1121,7 +1206,7 @@ type ViewRequest struct {
 
 func (x *ViewRequest) Reset() {
 	*x = ViewRequest{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1218,7 @@ func (x *ViewRequest) String() string {
 func (*ViewRequest) ProtoMessage() {}
 
 func (x *ViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[14]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1231,7 @@ func (x *ViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewRequest.ProtoReflect.Descriptor instead.
 func (*ViewRequest) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{14}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ViewRequest) GetEpoch() uint64 {
@@ -1166,7 +1251,7 @@ type ViewAck struct {
 
 func (x *ViewAck) Reset() {
 	*x = ViewAck{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1263,7 @@ func (x *ViewAck) String() string {
 func (*ViewAck) ProtoMessage() {}
 
 func (x *ViewAck) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[15]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1276,7 @@ func (x *ViewAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewAck.ProtoReflect.Descriptor instead.
 func (*ViewAck) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{15}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ViewAck) GetEpoch() uint64 {
@@ -1212,7 +1297,7 @@ type Suspect struct {
 
 func (x *Suspect) Reset() {
 	*x = Suspect{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1309,7 @@ func (x *Suspect) String() string {
 func (*Suspect) ProtoMessage() {}
 
 func (x *Suspect) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[16]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1322,7 @@ func (x *Suspect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Suspect.ProtoReflect.Descriptor instead.
 func (*Suspect) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{16}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Suspect) GetNode() string {
@@ -1264,7 +1349,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1276,7 +1361,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[17]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1289,7 +1374,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{17}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -1310,7 +1395,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1407,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[18]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1420,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{18}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1362,7 +1447,7 @@ type Join struct {
 
 func (x *Join) Reset() {
 	*x = Join{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1459,7 @@ func (x *Join) String() string {
 func (*Join) ProtoMessage() {}
 
 func (x *Join) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[19]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1472,7 @@ func (x *Join) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Join.ProtoReflect.Descriptor instead.
 func (*Join) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{19}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Join) GetIncarnation() uint64 {
@@ -1410,7 +1495,7 @@ type Synced struct {
 
 func (x *Synced) Reset() {
 	*x = Synced{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1422,7 +1507,7 @@ func (x *Synced) String() string {
 func (*Synced) ProtoMessage() {}
 
 func (x *Synced) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[20]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1435,7 +1520,7 @@ func (x *Synced) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Synced.ProtoReflect.Descriptor instead.
 func (*Synced) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{20}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Synced) GetEpoch() uint64 {
@@ -1463,7 +1548,7 @@ type JoinDone struct {
 
 func (x *JoinDone) Reset() {
 	*x = JoinDone{}
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1475,7 +1560,7 @@ func (x *JoinDone) String() string {
 func (*JoinDone) ProtoMessage() {}
 
 func (x *JoinDone) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[21]
+	mi := &file_proto_causeway_chain_v1_chain_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1488,7 +1573,7 @@ func (x *JoinDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinDone.ProtoReflect.Descriptor instead.
 func (*JoinDone) Descriptor() ([]byte, []int) {
-	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{21}
+	return file_proto_causeway_chain_v1_chain_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *JoinDone) GetEpoch() uint64 {
@@ -1528,7 +1613,7 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x06client\x18\x05 \x01(\tR\x06client\x12\x1e\n" +
 	"\n" +
 	"superseded\x18\x06 \x01(\bR\n" +
-	"superseded\"\xdc\x02\n" +
+	"superseded\"\x98\x03\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1544,7 +1629,13 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x04push\x18\v \x01(\bR\x04push\x12\x14\n" +
 	"\x05entry\x18\f \x01(\tR\x05entry\x12(\n" +
 	"\x03geo\x18\r \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\x12\x10\n" +
-	"\x03seq\x18\x0e \x01(\x04R\x03seq\"K\n" +
+	"\x03seq\x18\x0e \x01(\x04R\x03seq\x12:\n" +
+	"\tunshipped\x18\x0f \x03(\v2\x1c.causeway.chain.v1.UnshippedR\tunshipped\"w\n" +
+	"\tUnshipped\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value\x12(\n" +
+	"\x03geo\x18\x03 \x01(\v2\x16.causeway.chain.v1.GeoR\x03geo\x12\x10\n" +
+	"\x03seq\x18\x04 \x01(\x04R\x03seq\"K\n" +
 	"\aPushAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
@@ -1629,42 +1720,45 @@ func file_proto_causeway_chain_v1_chain_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_chain_v1_chain_proto_rawDescData
 }
 
-var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_proto_causeway_chain_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_proto_causeway_chain_v1_chain_proto_goTypes = []any{
 	(*Put)(nil),            // 0: causeway.chain.v1.Put
 	(*PutReply)(nil),       // 1: causeway.chain.v1.PutReply
 	(*Update)(nil),         // 2: causeway.chain.v1.Update
-	(*PushAck)(nil),        // 3: causeway.chain.v1.PushAck
-	(*Seen)(nil),           // 4: causeway.chain.v1.Seen
-	(*StableAck)(nil),      // 5: causeway.chain.v1.StableAck
-	(*KAck)(nil),           // 6: causeway.chain.v1.KAck
-	(*Get)(nil),            // 7: causeway.chain.v1.Get
-	(*GetReply)(nil),       // 8: causeway.chain.v1.GetReply
-	(*Stabilize)(nil),      // 9: causeway.chain.v1.Stabilize
-	(*StabilizeReply)(nil), // 10: causeway.chain.v1.StabilizeReply
-	(*Announce)(nil),       // 11: causeway.chain.v1.Announce
-	(*Member)(nil),         // 12: causeway.chain.v1.Member
-	(*View)(nil),           // 13: causeway.chain.v1.View
-	(*ViewRequest)(nil),    // 14: causeway.chain.v1.ViewRequest
-	(*ViewAck)(nil),        // 15: causeway.chain.v1.ViewAck
-	(*Suspect)(nil),        // 16: causeway.chain.v1.Suspect
-	(*Ping)(nil),           // 17: causeway.chain.v1.Ping
-	(*Pong)(nil),           // 18: causeway.chain.v1.Pong
-	(*Join)(nil),           // 19: causeway.chain.v1.Join
-	(*Synced)(nil),         // 20: causeway.chain.v1.Synced
-	(*JoinDone)(nil),       // 21: causeway.chain.v1.JoinDone
-	(*Geo)(nil),            // 22: causeway.chain.v1.Geo
+	(*Unshipped)(nil),      // 3: causeway.chain.v1.Unshipped
+	(*PushAck)(nil),        // 4: causeway.chain.v1.PushAck
+	(*Seen)(nil),           // 5: causeway.chain.v1.Seen
+	(*StableAck)(nil),      // 6: causeway.chain.v1.StableAck
+	(*KAck)(nil),           // 7: causeway.chain.v1.KAck
+	(*Get)(nil),            // 8: causeway.chain.v1.Get
+	(*GetReply)(nil),       // 9: causeway.chain.v1.GetReply
+	(*Stabilize)(nil),      // 10: causeway.chain.v1.Stabilize
+	(*StabilizeReply)(nil), // 11: causeway.chain.v1.StabilizeReply
+	(*Announce)(nil),       // 12: causeway.chain.v1.Announce
+	(*Member)(nil),         // 13: causeway.chain.v1.Member
+	(*View)(nil),           // 14: causeway.chain.v1.View
+	(*ViewRequest)(nil),    // 15: causeway.chain.v1.ViewRequest
+	(*ViewAck)(nil),        // 16: causeway.chain.v1.ViewAck
+	(*Suspect)(nil),        // 17: causeway.chain.v1.Suspect
+	(*Ping)(nil),           // 18: causeway.chain.v1.Ping
+	(*Pong)(nil),           // 19: causeway.chain.v1.Pong
+	(*Join)(nil),           // 20: causeway.chain.v1.Join
+	(*Synced)(nil),         // 21: causeway.chain.v1.Synced
+	(*JoinDone)(nil),       // 22: causeway.chain.v1.JoinDone
+	(*Geo)(nil),            // 23: causeway.chain.v1.Geo
 }
 var file_proto_causeway_chain_v1_chain_proto_depIdxs = []int32{
-	22, // 0: causeway.chain.v1.Put.geo:type_name -> causeway.chain.v1.Geo
-	4,  // 1: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
-	22, // 2: causeway.chain.v1.Update.geo:type_name -> causeway.chain.v1.Geo
-	12, // 3: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
-	4,  // [4:4] is the sub-list for method output_type
-	4,  // [4:4] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	23, // 0: causeway.chain.v1.Put.geo:type_name -> causeway.chain.v1.Geo
+	5,  // 1: causeway.chain.v1.Update.seen:type_name -> causeway.chain.v1.Seen
+	23, // 2: causeway.chain.v1.Update.geo:type_name -> causeway.chain.v1.Geo
+	3,  // 3: causeway.chain.v1.Update.unshipped:type_name -> causeway.chain.v1.Unshipped
+	23, // 4: causeway.chain.v1.Unshipped.geo:type_name -> causeway.chain.v1.Geo
+	13, // 5: causeway.chain.v1.View.members:type_name -> causeway.chain.v1.Member
+	6,  // [6:6] is the sub-list for method output_type
+	6,  // [6:6] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_chain_v1_chain_proto_init() }
@@ -1679,7 +1773,7 @@ func file_proto_causeway_chain_v1_chain_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_chain_v1_chain_proto_rawDesc), len(file_proto_causeway_chain_v1_chain_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
