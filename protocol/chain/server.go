@@ -680,9 +680,13 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 		// A retransmission (§3.7: the proxy retransmits after a failure):
 		// the same version again, or an answer if it was superseded.
 		if it.stable >= rec.version {
-			// Applied by the whole chain: the put is done.
+			// Applied by the whole chain: the put is done. Under Geo an
+			// older version than the newest may have been a late put,
+			// never shipped: the reply says superseded, as latePut's
+			// (needlessly for one that was shipped, which only keeps the
+			// session's dependencies longer).
 			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
-				ChainIndex: uint32(s.layout.ReplyIndex(c, full))}, r)
+				ChainIndex: uint32(s.layout.ReplyIndex(c, full)), Superseded: s.layout.Geo && rec.version < it.latest().v}, r)
 			return
 		}
 		for _, x := range it.versions {
