@@ -160,6 +160,23 @@
 // nothing at the receiving proxy (which only checks puts queued before
 // it) would hold it back.
 //
+// # Moving a session (k2.txt §VI-B, token.go)
+//
+// Both protocols' sessions move by token (protocol.Mover,
+// protocol.Resumer): the token carries the metadata table's entries as
+// (key, version) — ChainReaction's unstable entries (§3.4–3.5), cr-cops's
+// COPS dependencies — and the highest version the session has seen (its
+// next put's floor, §4.3). A session resumed in DC d runs the dependency
+// stabilization procedure (§3.5) on every entry in d (Stabilize to the
+// tail of the key's chain in d, request id 0, resent with the session's
+// backoff) and sends no operation until every entry is DC-Write-Stable
+// there; the entries then resume with any node of the chain as their
+// chain index (stable at every node), pinned under geo-replication until
+// the next put. Scenarios move_session and move_session_cops: a session
+// moves while its DC's remote-updates are held, and its read of a key in
+// its last put's past waits for them (removing the stabilization makes
+// it read nothing). Live: runtime/node's TestSessionMovesWithToken.
+//
 // # Messages
 //
 // Those of package chain (wire/chainpb, sizes in its doc): SeqPut
@@ -190,6 +207,8 @@
 //	               node -> predecessor
 //	Stabilize      proxy -> tail                 as a session's (the
 //	                                             remote put's DC-Write-Stable)
+//	Stabilize      resumed session -> tail       as a put's, request id 0,
+//	                                             one per token entry
 //
 // # Deliberate deviations
 //
@@ -249,4 +268,11 @@
 //   - §5's late puts create old versions at the head for
 //     get-transactions; ours are overwritten at once (never read by
 //     anyone, so no snapshot needs them).
+//   - A resumed session's Stabilize is answered by a newer version of
+//     the key, as a put's is (COPS's dep_check: "that version or a newer
+//     one"). A concurrent version d holds by last-writer-wins may answer
+//     it before d has applied the token's own version, and so before that
+//     version's dependencies: no state in d says whether the older one was
+//     applied (a proxy discards it at the head). Moves are not part of the
+//     torture runs.
 package chainreaction

@@ -50,6 +50,10 @@ type session struct {
 	// alone let observers disagree on the order of concurrent writes).
 	maxSeen uint64
 
+	// resume holds, in a session resumed from a token (token.go), the
+	// entries not yet known stable in its DC, by key: until it is empty
+	// no operation is sent.
+	resume map[string]uint64
 	// geo: each DC has its own chains (chainreaction.txt §4); cops: the
 	// cr-cops baseline (geo.go).
 	geo, cops bool
@@ -59,8 +63,15 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}, geo: l.Geo}
 }
 
-// Start implements protocol.Node.
-func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: a resumed session starts stabilizing
+// its token's entries (token.go).
+func (s *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	if len(s.resume) > 0 {
+		s.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
@@ -102,6 +113,10 @@ func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready
 // send (re)sends what the pending operation waits for.
 func (s *session) send(r *protocol.Ready) {
 	req := s.pending
+	if len(s.resume) > 0 {
+		s.sendResume(r)
+		return
+	}
 	if req.Op == protocol.OpReadTxn {
 		s.sendTxn(r)
 		return
@@ -156,6 +171,10 @@ func (s *session) readTarget(key string) protocol.NodeID {
 func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	epoch := s.c.View.Epoch
+	if b, ok := m.Body.(*pb.StabilizeReply); ok && b.ReqId == 0 {
+		s.onResumed(b, &r)
+		return r
+	}
 	if s.c.OnView(m) || s.pending == nil {
 		if s.pending != nil && s.c.View.Epoch > epoch {
 			// The chain may have been repaired: resend at once, not
@@ -256,6 +275,10 @@ func (s *session) wanRounds(key string) int {
 // Tick implements protocol.Node: retransmission and the op timeout.
 func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == resumeTimer {
+		s.resumeTick(&r)
+		return r
+	}
 	if s.pending == nil {
 		return r
 	}

@@ -1,0 +1,150 @@
+package chainreaction
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/protocol/chain"
+	pb "github.com/causeway/causeway/wire/chainpb"
+)
+
+// Moving a session (protocol.Mover, protocol.Resumer; k2.txt §VI-B's
+// switching datacenters, applied to chainreaction.txt §3.4–3.6 and §4):
+// the token carries the session's metadata table — for ChainReaction one
+// (key, version) per entry not yet garbage-collected (§3.5: its last put
+// and every version read since that is not stable; under geo-replication
+// not Global-Write-Stable), for cr-cops its COPS-style nearest
+// dependencies (the same table, every version read since the last put) —
+// and the highest version it has seen (maxSeen, the floor of its next
+// put's version, §4.3's Lamport clock). Entries dropped as stable need no
+// carrying: a stable version is at every node of its chain (under
+// geo-replication, Global-Write-Stable: in every DC).
+//
+// A session resumed from it in DC d first runs the dependency
+// stabilization procedure (§3.5) on every entry, in d: one Stabilize per
+// entry to the tail of the key's chain in d, answered once that version
+// or a newer one is DC-Write-Stable there (a remote version reaches d's
+// chain only after its own dependencies, the remote-proxy's bloom-filter
+// queue, §4.1.2), resent with the session's backoff. Until every one is
+// answered it sends no operation (they wait, and may time out). Then
+// each entry's version is at every node of its chain in d, so the
+// entries' chain indexes (of the old DC's chains, or of views since
+// changed) are not carried: an entry resumes with any node of the chain
+// (chainIndex R), and, under geo-replication, pinned until the session's
+// next put (its put then depends on the entries, wherever they were
+// written: geo.go's observeGeo). A session resumed in its own DC
+// stabilizes too (a token may outlive a view change, and a simpler rule
+// beats saving a wait).
+//
+// Known gap (as the dep_check of COPS, "that version or a newer one"): a
+// newer version of an entry's key that d holds by last-writer-wins (a
+// concurrent write, in d or elsewhere) answers the Stabilize before d has
+// applied the entry's own version, and so possibly before the entry's
+// own dependencies; no state in d says whether it has.
+//
+// The state inside the protocol.EncodeToken envelope is
+// protocol.EncodeDepsState with state version tokenState, maxSeen as its
+// clock and the entries sorted by key; every entry's version is at most
+// maxSeen.
+const tokenState = 1
+
+// resumeTimer is the resend timer token of a resumed session's
+// stabilization while no operation is pending (operations use request
+// ids, from 1).
+const resumeTimer = 0 | resendBit
+
+// anyNode is the chain index of an entry whose version is stable: any
+// node of the chain may serve it.
+const anyNode = math.MaxInt32
+
+var _ protocol.Mover = (*session)(nil)
+
+// Token implements protocol.Mover.
+func (s *session) Token() []byte {
+	deps := make([]protocol.TokenDep, 0, len(s.meta))
+	for _, k := range slices.Sorted(maps.Keys(s.meta)) {
+		deps = append(deps, protocol.TokenDep{Key: k, Version: s.meta[k].version})
+	}
+	name := Name
+	if s.cops {
+		name = NameCops
+	}
+	return protocol.EncodeToken(name, protocol.EncodeDepsState(tokenState, s.maxSeen, deps))
+}
+
+// resume creates a ChainReaction session from a token's state.
+func resume(cfg protocol.SessionConfig, l *chain.Layout, state []byte) (protocol.Session, error) {
+	return resumeWith(newSession(cfg, l).(*session), state)
+}
+
+// resumeCops creates a cr-cops session from a token's state.
+func resumeCops(cfg protocol.SessionConfig, l *chain.Layout, state []byte) (protocol.Session, error) {
+	return resumeWith(newCopsSession(cfg, l).(*session), state)
+}
+
+// resumeWith gives new session s the token state's clock and entries, to
+// be stabilized in its DC before its first operation (startResume).
+func resumeWith(s *session, state []byte) (protocol.Session, error) {
+	clock, deps, err := protocol.DecodeDepsState(state, tokenState, func(clock, v uint64) bool { return v <= clock })
+	if err != nil {
+		return nil, err
+	}
+	s.maxSeen = clock
+	for _, d := range deps {
+		if s.resume == nil {
+			s.resume = map[string]uint64{}
+		}
+		s.resume[d.Key] = max(s.resume[d.Key], d.Version)
+		// Pinned under geo-replication: kept until the next put, which
+		// depends on it, wherever it was written.
+		s.meta[d.Key] = entry{version: s.resume[d.Key], chainIndex: anyNode, pinned: s.geo}
+	}
+	return s, nil
+}
+
+// startResume sends the resumed session's first Stabilizes.
+func (s *session) startResume(now time.Duration, r *protocol.Ready) {
+	s.sendResume(r)
+	r.SetTimer(s.c.FirstResend(now), resumeTimer)
+}
+
+// sendResume (re)sends a Stabilize for every entry of the token not yet
+// known stable in the session's DC (request id 0).
+func (s *session) sendResume(r *protocol.Ready) {
+	for _, k := range slices.Sorted(maps.Keys(s.resume)) {
+		c, _ := s.c.Chain(k)
+		s.target = c[len(c)-1]
+		r.Send(s.c.ID, s.target, &pb.Stabilize{Client: string(s.c.ID), Key: k, Version: s.resume[k]})
+	}
+}
+
+// resumeTick resends the stabilization while no operation is pending
+// (an operation's own resends cover it otherwise: send).
+func (s *session) resumeTick(r *protocol.Ready) {
+	if len(s.resume) == 0 || s.pending != nil {
+		return
+	}
+	wait := s.c.Resend(s.target, r)
+	s.sendResume(r)
+	r.SetTimer(wait, resumeTimer)
+}
+
+// onResumed records a StabilizeReply of the resumed session's
+// stabilization; once every entry is stable in its DC, the pending
+// operation, if any, is sent.
+func (s *session) onResumed(b *pb.StabilizeReply, r *protocol.Ready) {
+	if v, ok := s.resume[b.Key]; !ok || b.Version < v {
+		return
+	}
+	delete(s.resume, b.Key)
+	if len(s.resume) > 0 {
+		return
+	}
+	s.resume = nil
+	if s.pending != nil {
+		s.send(r)
+	}
+}
