@@ -63,10 +63,12 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}, geo: l.Geo}
 }
 
-// Start implements protocol.Node: a resumed session starts stabilizing
-// its token's entries (token.go).
+// Start implements protocol.Node: the session asks the master for its
+// current view (chain.Client.Fetch), and a resumed session starts
+// stabilizing its token's entries (token.go) once it has it.
 func (s *session) Start(now time.Duration) protocol.Ready {
 	var r protocol.Ready
+	s.c.Fetch(&r)
 	if len(s.resume) > 0 {
 		s.startResume(now, &r)
 	}
@@ -113,6 +115,9 @@ func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready
 // send (re)sends what the pending operation waits for.
 func (s *session) send(r *protocol.Ready) {
 	req := s.pending
+	if s.c.Fetching() {
+		return // sent when the view arrives (Step)
+	}
 	if len(s.resume) > 0 {
 		s.sendResume(r)
 		return
@@ -170,16 +175,20 @@ func (s *session) readTarget(key string) protocol.NodeID {
 // Step implements protocol.Node.
 func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
-	epoch := s.c.View.Epoch
+	epoch, fetching := s.c.View.Epoch, s.c.Fetching()
 	if b, ok := m.Body.(*pb.StabilizeReply); ok && b.ReqId == 0 {
 		s.onResumed(b, &r)
 		return r
 	}
 	if s.c.OnView(m) || s.pending == nil {
-		if s.pending != nil && s.c.View.Epoch > epoch {
+		fetched := fetching && !s.c.Fetching()
+		switch {
+		case s.pending != nil && (s.c.View.Epoch > epoch || fetched):
 			// The chain may have been repaired: resend at once, not
-			// after the backoff.
+			// after the backoff (or send what waited for the view).
 			s.send(&r)
+		case fetched && len(s.resume) > 0:
+			s.sendResume(&r)
 		}
 		return r
 	}

@@ -105,9 +105,12 @@ func resumeWith(s *session, state []byte) (protocol.Session, error) {
 	return s, nil
 }
 
-// startResume sends the resumed session's first Stabilizes.
+// startResume starts the resumed session's stabilization: its first
+// Stabilizes go once the master's view is in (Start, Step).
 func (s *session) startResume(now time.Duration, r *protocol.Ready) {
-	s.sendResume(r)
+	if !s.c.Fetching() {
+		s.sendResume(r)
+	}
 	r.SetTimer(s.c.FirstResend(now), resumeTimer)
 }
 
