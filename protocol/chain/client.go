@@ -50,9 +50,21 @@ func (c *Client) Chain(key string) (chain []protocol.NodeID, replyIndex int) {
 // removed (a request there goes unanswered, and a live client fails it at
 // once as unavailable). Until the View arrives, or the first resend gives
 // up waiting for it, Fetching is true and the session sends nothing else.
+// A session outside the master's DC asks a server of its own DC as well
+// (the first to answer ends the wait; the master's view may be newer).
 func (c *Client) Fetch(r *protocol.Ready) {
 	c.fetching = true
-	r.Send(c.ID, c.Layout.Master(), &pb.ViewRequest{Epoch: c.View.Epoch})
+	m := c.Layout.Master()
+	r.Send(c.ID, m, &pb.ViewRequest{Epoch: c.View.Epoch})
+	if m.DC() == c.ID.DC() {
+		return
+	}
+	for _, n := range c.Layout.Servers() {
+		if n.DC() == c.ID.DC() {
+			r.Send(c.ID, n, &pb.ViewRequest{Epoch: c.View.Epoch})
+			return
+		}
+	}
 }
 
 // Fetching says the client waits for the master's view (Fetch).

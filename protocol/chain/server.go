@@ -454,6 +454,10 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	}
 	switch b := m.Body.(type) {
 	case *pb.Announce: // recorded by hear
+	case *pb.ViewRequest:
+		// A session of this DC starting (Client.Fetch): the master may
+		// be a wide-area round trip away.
+		r.Send(s.id, m.From, s.view.ToWire())
 	case *pb.Ping:
 		r.Send(s.id, m.From, &pb.Pong{Nonce: b.Nonce, Incarnation: s.inc})
 	case *pb.Synced:

@@ -52,8 +52,10 @@ func TestTokenCarriesMetadata(t *testing.T) {
 			got.meta["x"] != (entry{version: 7 << 20, chainIndex: anyNode, pinned: true}) || got.cops != (name == NameCops) {
 			t.Errorf("%s: resumed session: maxSeen %d, resume %v, meta %v", name, got.maxSeen, got.resume, got.meta)
 		}
-		if r := got.Start(0); len(r.After.Messages) != 1 {
-			t.Errorf("%s: a resumed session starts with %d messages, want its ViewRequest", name, len(r.After.Messages))
+		// In dc2, away from the master: a ViewRequest to it and to a
+		// server of dc2.
+		if r := got.Start(0); len(r.After.Messages) != 2 {
+			t.Errorf("%s: a resumed session starts with %d messages, want its two ViewRequests", name, len(r.After.Messages))
 		}
 		view := got.c.Layout.InitialView().ToWire()
 		r := got.Step(0, protocol.Message{From: got.c.Layout.Master(), To: got.c.ID, Body: view})
