@@ -23,6 +23,9 @@ type Client struct {
 	// first at sentAt.
 	resends int
 	sentAt  time.Duration
+	// suspects are the servers the master was pinging when it answered
+	// a Fetch (View.suspects), until a newer view replaces them.
+	suspects map[protocol.NodeID]bool
 	// fetching says the client asked the master for its view (Fetch) and
 	// has not heard it yet, nor given up waiting (Resend).
 	fetching bool
@@ -67,6 +70,11 @@ func (c *Client) Fetch(r *protocol.Ready) {
 	}
 }
 
+// Suspected says whether the master was pinging n when it answered the
+// client's Fetch (and no newer view has come since): a read that may go
+// to another node should.
+func (c *Client) Suspected(n protocol.NodeID) bool { return c.suspects[n] }
+
 // Fetching says the client waits for the master's view (Fetch).
 func (c *Client) Fetching() bool { return c.fetching }
 
@@ -76,6 +84,15 @@ func (c *Client) OnView(m protocol.Message) bool {
 	v, ok := m.Body.(*pb.View)
 	if ok {
 		c.fetching = false
+		if v.Epoch > c.View.Epoch || (v.Epoch == c.View.Epoch && len(v.Suspects) > 0) {
+			c.suspects = nil
+			for _, n := range v.Suspects {
+				if c.suspects == nil {
+					c.suspects = map[protocol.NodeID]bool{}
+				}
+				c.suspects[protocol.NodeID(n)] = true
+			}
+		}
 	}
 	if ok && v.Epoch > c.View.Epoch {
 		nv := FromWire(v)

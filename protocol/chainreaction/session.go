@@ -169,6 +169,14 @@ func (s *session) readTarget(key string) protocol.NodeID {
 	if e, ok := s.meta[key]; ok {
 		n = min(e.chainIndex+1, n)
 	}
+	if ok := slices.ContainsFunc(c[:n], s.c.Suspected); ok {
+		// A node the master suspects (chain.Client.Fetch) may be dead:
+		// read from the others of the prefix, if any.
+		live := slices.DeleteFunc(slices.Clone(c[:n]), s.c.Suspected)
+		if len(live) > 0 {
+			return live[s.rng.IntN(len(live))]
+		}
+	}
 	return c[s.rng.IntN(n)]
 }
 
