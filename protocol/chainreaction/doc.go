@@ -49,6 +49,10 @@
 //     nodes before k serve only k-acknowledged versions (the head-failure
 //     gap, reading notes), and one holding a newer version holds the read
 //     until node k's acknowledgement covers it (package chain, kwait.go).
+//     A new session first fetches the master's view, with the servers
+//     the master suspects, which its gets avoid (package chain,
+//     Client.Fetch; scenarios fresh_session_view and
+//     fresh_session_suspects).
 //
 // # Geo-replication (§4; on a topology of several DCs)
 //
