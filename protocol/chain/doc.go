@@ -187,7 +187,9 @@
 //	Get            session -> node, node -> node   key, ids, min_version, entry (~45 B)
 //	GetReply       node -> session (or via entry)  value, version, index, stable (~35 B + value)
 //	Stabilize      session -> tail, node -> tail   key, version, ids, entry (~45 B)
+//	               (Geo: resumed session -> proxy)
 //	StabilizeReply tail -> session (or via entry)  ids, key, version (~30 B)
+//	               (Geo: proxy -> resumed session)
 //	View           master -> servers, sessions;    epoch, members (~25 B per server),
 //	               server -> session of its DC    to a session: suspects (~10 B each)
 //	ViewRequest    server, session -> master;      epoch (~5 B)

@@ -171,15 +171,25 @@
 // (key, version) — ChainReaction's unstable entries (§3.4–3.5), cr-cops's
 // COPS dependencies — and the highest version the session has seen (its
 // next put's floor, §4.3). A session resumed in DC d runs the dependency
-// stabilization procedure (§3.5) on every entry in d (Stabilize to the
-// tail of the key's chain in d, request id 0, resent with the session's
-// backoff) and sends no operation until every entry is DC-Write-Stable
-// there; the entries then resume with any node of the chain as their
+// stabilization procedure (§3.5) on every entry in d (request id 0,
+// resent with the session's backoff): a Stabilize to the tail of the
+// key's chain in d for a version written in d, to d's remote-proxy for
+// one written elsewhere (answered once the proxy has applied it, or a
+// later version of the key from the same DC: a tail's "or a newer one"
+// may be a concurrent version that won by last-writer-wins while the
+// entry's dependencies are still on their way); it sends no operation
+// until every entry is answered; the entries then resume with any node of the chain as their
 // chain index (stable at every node), pinned under geo-replication until
 // the next put. Scenarios move_session and move_session_cops: a session
 // moves while its DC's remote-updates are held, and its read of a key in
 // its last put's past waits for them (removing the stabilization makes
-// it read nothing). Live: runtime/node's TestSessionMovesWithToken.
+// it read nothing); move_session_lww: the same with the token's entry
+// overwritten by a concurrent newer version in the new DC (asking the
+// tail instead of the proxy makes it read nothing).
+// TestRandomMovesStayCausal: random moves under jitter and a partition,
+// checked. Live: runtime/node's TestSessionMovesWithToken. Known gaps
+// (token.go): a restarted proxy forgets what it applied, and a version
+// never shipped (a late put, the open seed-496 bug) is never answered.
 //
 // # Messages
 //
@@ -211,8 +221,11 @@
 //	               node -> predecessor
 //	Stabilize      proxy -> tail                 as a session's (the
 //	                                             remote put's DC-Write-Stable)
-//	Stabilize      resumed session -> tail       as a put's, request id 0,
-//	                                             one per token entry
+//	Stabilize      resumed session -> tail, or   as a put's, request id 0,
+//	               its DC's proxy (a version     one per token entry
+//	               written elsewhere)
+//	StabilizeReply tail, proxy -> resumed        as a put's
+//	               session
 //
 // # Deliberate deviations
 //
@@ -272,11 +285,4 @@
 //   - §5's late puts create old versions at the head for
 //     get-transactions; ours are overwritten at once (never read by
 //     anyone, so no snapshot needs them).
-//   - A resumed session's Stabilize is answered by a newer version of
-//     the key, as a put's is (COPS's dep_check: "that version or a newer
-//     one"). A concurrent version d holds by last-writer-wins may answer
-//     it before d has applied the token's own version, and so before that
-//     version's dependencies: no state in d says whether the older one was
-//     applied (a proxy discards it at the head). Moves are not part of the
-//     torture runs.
 package chainreaction

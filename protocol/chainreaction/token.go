@@ -24,26 +24,34 @@ import (
 // geo-replication, Global-Write-Stable: in every DC).
 //
 // A session resumed from it in DC d first runs the dependency
-// stabilization procedure (§3.5) on every entry, in d: one Stabilize per
-// entry to the tail of the key's chain in d, answered once that version
-// or a newer one is DC-Write-Stable there (a remote version reaches d's
-// chain only after its own dependencies, the remote-proxy's bloom-filter
-// queue, §4.1.2), resent with the session's backoff. Until every one is
-// answered it sends no operation (they wait, and may time out). Then
-// each entry's version is at every node of its chain in d, so the
-// entries' chain indexes (of the old DC's chains, or of views since
-// changed) are not carried: an entry resumes with any node of the chain
-// (chainIndex R), and, under geo-replication, pinned until the session's
-// next put (its put then depends on the entries, wherever they were
-// written: geo.go's observeGeo). A session resumed in its own DC
-// stabilizes too (a token may outlive a view change, and a simpler rule
-// beats saving a wait).
+// stabilization procedure (§3.5) on every entry, in d, and sends no
+// operation until every entry is answered (they wait, and may time out),
+// resending with the session's backoff: an entry of a version written in
+// d is asked of the tail of the key's chain in d (a Stabilize, answered
+// once that version or a newer one is DC-Write-Stable there: d applied
+// it in order, after its dependencies); an entry of a version written in
+// another DC o is asked of d's remote-proxy (the same Stabilize), which
+// answers once it has applied that version, or a later one of the key
+// from o (o ships a key's versions in order), here: its dependencies left
+// the proxy's queue before it (§4.1.2). The tail's "or a newer one" is
+// not enough for those: a concurrent version d holds by last-writer-wins
+// answers it while the entry's version and its dependencies are still on
+// their way (scenario move_session_lww, TestRandomMovesStayCausal).
+// Then each entry's version is at every node of its chain in d (or
+// superseded there), so the entries' chain indexes (of the old DC's
+// chains, or of views since changed) are not carried: an entry resumes
+// with any node of the chain (chainIndex R), and, under geo-replication,
+// pinned until the session's next put (its put then depends on the
+// entries, wherever they were written: geo.go's observeGeo). A session
+// resumed in its own DC stabilizes too (a token may outlive a view
+// change, and a simpler rule beats saving a wait).
 //
-// Known gap (as the dep_check of COPS, "that version or a newer one"): a
-// newer version of an entry's key that d holds by last-writer-wins (a
-// concurrent write, in d or elsewhere) answers the Stabilize before d has
-// applied the entry's own version, and so possibly before the entry's
-// own dependencies; no state in d says whether it has.
+// Known gaps: the proxy keeps what it applied in memory, so after it
+// restarts it answers only for versions it applies since (an older entry
+// waits until a later put of its key from the same DC arrives; the
+// session's operations time out meanwhile); and an entry of a version its
+// DC never ships (a late put answered without being shipped, the open
+// seed-496 bug) is never answered by a proxy.
 //
 // The state inside the protocol.EncodeToken envelope is
 // protocol.EncodeDepsState with state version tokenState, maxSeen as its
@@ -66,7 +74,11 @@ var _ protocol.Mover = (*session)(nil)
 func (s *session) Token() []byte {
 	deps := make([]protocol.TokenDep, 0, len(s.meta))
 	for _, k := range slices.Sorted(maps.Keys(s.meta)) {
-		deps = append(deps, protocol.TokenDep{Key: k, Version: s.meta[k].version})
+		if v := s.meta[k].version; v > 0 {
+			// (cr-cops keeps an entry for a key read before any write:
+			// no dependency.)
+			deps = append(deps, protocol.TokenDep{Key: k, Version: v})
+		}
 	}
 	name := Name
 	if s.cops {
@@ -117,10 +129,17 @@ func (s *session) startResume(now time.Duration, r *protocol.Ready) {
 // sendResume (re)sends a Stabilize for every entry of the token not yet
 // known stable in the session's DC (request id 0).
 func (s *session) sendResume(r *protocol.Ready) {
+	me := s.c.Layout.DCIndex(s.c.ID.DC())
 	for _, k := range slices.Sorted(maps.Keys(s.resume)) {
+		v := s.resume[k]
 		c, _ := s.c.Chain(k)
 		s.target = c[len(c)-1]
-		r.Send(s.c.ID, s.target, &pb.Stabilize{Client: string(s.c.ID), Key: k, Version: s.resume[k]})
+		if s.geo && chain.Origin(v) != me {
+			// Written in another DC: the DC's remote-proxy answers once
+			// it applied that version here, after its dependencies.
+			s.target = s.c.Layout.Proxy(s.c.ID.DC())
+		}
+		r.Send(s.c.ID, s.target, &pb.Stabilize{Client: string(s.c.ID), Key: k, Version: v})
 	}
 }
 
