@@ -38,11 +38,8 @@ func TestTokenEnvelope(t *testing.T) {
 }
 
 // cannotMove lists the registered protocols that do not move sessions by
-// token yet (a known gap in docs/status.md): ChainReaction's designs
-// (geo sessions would have to wait for their versions in the new DC).
-var cannotMove = map[string]bool{
-	"chainreaction": true, "cr-cops": true,
-}
+// token (none, since chainreaction and cr-cops do).
+var cannotMove = map[string]bool{}
 
 // stubProtocol is a protocol that cannot move sessions: it wraps another
 // one but hides its Resumer.

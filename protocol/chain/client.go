@@ -23,6 +23,12 @@ type Client struct {
 	// first at sentAt.
 	resends int
 	sentAt  time.Duration
+	// suspects are the servers the master was pinging when it answered
+	// a Fetch (View.suspects), until a newer view replaces them.
+	suspects map[protocol.NodeID]bool
+	// fetching says the client asked the master for its view (Fetch) and
+	// has not heard it yet, nor given up waiting (Resend).
+	fetching bool
 	// rtt smooths the time to an answer of the requests never
 	// retransmitted: with a node's queue longer than ResendEvery, a fixed
 	// timeout made every request go twice (FAWN-KV's tail at 200 threads
@@ -42,9 +48,52 @@ func (c *Client) Chain(key string) (chain []protocol.NodeID, replyIndex int) {
 	return ch, c.Layout.ReplyIndex(ch, full)
 }
 
-// OnView adopts a newer view; it reports whether m was a View.
+// Fetch asks the master for its current view: a new session starts from
+// the initial view, which may still list a server the master has since
+// removed (a request there goes unanswered, and a live client fails it at
+// once as unavailable). Until the View arrives, or the first resend gives
+// up waiting for it, Fetching is true and the session sends nothing else.
+// A session outside the master's DC asks a server of its own DC as well
+// (the first to answer ends the wait; the master's view may be newer).
+func (c *Client) Fetch(r *protocol.Ready) {
+	c.fetching = true
+	m := c.Layout.Master()
+	r.Send(c.ID, m, &pb.ViewRequest{Epoch: c.View.Epoch})
+	if m.DC() == c.ID.DC() {
+		return
+	}
+	for _, n := range c.Layout.Servers() {
+		if n.DC() == c.ID.DC() {
+			r.Send(c.ID, n, &pb.ViewRequest{Epoch: c.View.Epoch})
+			return
+		}
+	}
+}
+
+// Suspected says whether the master was pinging n when it answered the
+// client's Fetch (and no newer view has come since): a read that may go
+// to another node should.
+func (c *Client) Suspected(n protocol.NodeID) bool { return c.suspects[n] }
+
+// Fetching says the client waits for the master's view (Fetch).
+func (c *Client) Fetching() bool { return c.fetching }
+
+// OnView adopts a newer view; it reports whether m was a View. Any View
+// ends a Fetch.
 func (c *Client) OnView(m protocol.Message) bool {
 	v, ok := m.Body.(*pb.View)
+	if ok {
+		c.fetching = false
+		if v.Epoch > c.View.Epoch || (v.Epoch == c.View.Epoch && len(v.Suspects) > 0) {
+			c.suspects = nil
+			for _, n := range v.Suspects {
+				if c.suspects == nil {
+					c.suspects = map[protocol.NodeID]bool{}
+				}
+				c.suspects[protocol.NodeID(n)] = true
+			}
+		}
+	}
 	if ok && v.Epoch > c.View.Epoch {
 		nv := FromWire(v)
 		for n := range c.announced {
@@ -78,8 +127,15 @@ func (c *Client) PutTargets(key string) (head, replier protocol.NodeID) {
 	return ch[0], ch[min(ri, len(ch)-1)]
 }
 
-// Retry asks the master for its view and reports target as a suspect.
+// Retry asks the master for its view and reports target as a suspect;
+// a client still waiting for the view of a Fetch stops waiting (the
+// master may be down) and asks again.
 func (c *Client) Retry(target protocol.NodeID, r *protocol.Ready) {
+	if c.fetching {
+		c.fetching = false
+		r.Send(c.ID, c.Layout.Master(), &pb.ViewRequest{Epoch: c.View.Epoch})
+		return
+	}
 	r.Send(c.ID, c.Layout.Master(), &pb.Suspect{Node: string(target), Epoch: c.View.Epoch})
 }
 

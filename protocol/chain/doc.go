@@ -76,7 +76,17 @@
 // Pings the suspect on a timer, three times with a doubling wait (2.8 s in
 // all), and removes it from the view when no Pong comes (a late Pong to
 // an earlier ping of the same suspicion counts). The master sends its
-// next view to the sessions that reported a suspect. The
+// next view to the sessions that reported a suspect. A new session starts
+// from the initial view, so before its first request it asks the master
+// for the current one (Client.Fetch: a ViewRequest, and under Geo away
+// from the master's DC one to a server of its own DC too, which answers
+// with its view), and sends nothing until a View arrives or its first
+// resend gives up waiting; the master's answer lists the servers it is
+// pinging (View.suspects), which the session's reads avoid while another
+// node of the prefix may serve them, and the master sends that session
+// its next view (under the live runtime a read sent to a dead server
+// fails at once as unavailable, so a session that kept the initial view
+// failed on every read there). The
 // repair is then the chain order itself: a head's successor becomes head
 // (H+), a tail's predecessor becomes tail (T−), a middle node's neighbours
 // are linked, and the next server of the ring is appended as the new tail
@@ -186,9 +196,13 @@
 //	Get            session -> node, node -> node   key, ids, min_version, entry (~45 B)
 //	GetReply       node -> session (or via entry)  value, version, index, stable (~35 B + value)
 //	Stabilize      session -> tail, node -> tail   key, version, ids, entry (~45 B)
+//	               (Geo: resumed session -> proxy)
 //	StabilizeReply tail -> session (or via entry)  ids, key, version (~30 B)
-//	View           master -> servers, sessions     epoch, members (~25 B per server)
-//	ViewRequest    server -> master                epoch (~5 B)
+//	               (Geo: proxy -> resumed session)
+//	View           master -> servers, sessions;    epoch, members (~25 B per server),
+//	               server -> session of its DC    to a session: suspects (~10 B each)
+//	ViewRequest    server, session -> master;      epoch (~5 B)
+//	               session -> server of its DC
 //	ViewAck        server -> master                epoch (~5 B)
 //	Suspect        server, session -> master       node, epoch (~20 B)
 //	Ping, Pong     master <-> server               nonce, incarnation (~15 B)

@@ -136,7 +136,16 @@ func (m *master) Step(_ time.Duration, msg protocol.Message) protocol.Ready {
 	var r protocol.Ready
 	switch b := msg.Body.(type) {
 	case *pb.ViewRequest:
-		r.Send(m.id, msg.From, m.view.ToWire())
+		w := m.view.ToWire()
+		if !m.servers[msg.From] && len(m.pinging) > 0 {
+			// A session (Client.Fetch) learns whom the master
+			// suspects, and gets the view that may remove them.
+			for _, n := range slices.Sorted(maps.Keys(m.pinging)) {
+				w.Suspects = append(w.Suspects, string(n))
+			}
+			m.askers[msg.From] = true
+		}
+		r.Send(m.id, msg.From, w)
 	case *pb.ViewAck:
 		if b.Epoch == m.view.Epoch {
 			delete(m.unacked, msg.From)

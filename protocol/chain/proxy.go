@@ -43,6 +43,14 @@ type shipAck struct {
 	ack *pb.ShipAck
 }
 
+// resumer is a resumed session's Stabilize of a version written in
+// another DC, answered once this proxy applied it (or a later version of
+// the key from the same origin, which its origin shipped after it).
+type resumer struct {
+	from protocol.NodeID
+	msg  *pb.Stabilize
+}
+
 // queued is a remote put waiting to be applied in this DC (§4.1.2).
 type queued struct {
 	origin int
@@ -81,8 +89,15 @@ type proxy struct {
 	applied   []uint64                            // per origin: prefix applied here (persisted)
 	held      map[int]map[uint64]*pb.RemoteUpdate // per origin: batches not yet deliverable
 	queue     []*queued
-	reqID     uint64
-	ticking   bool
+	// done is, per origin and key, the newest version of that origin this
+	// proxy has applied here (left the queue: its dependencies are
+	// applied too), and resumers the resumed sessions' Stabilizes waiting
+	// for it (ResumeSession in package chainreaction). In memory only: a
+	// restarted proxy answers only for what it applies since.
+	done     map[int]map[string]uint64
+	resumers map[string][]resumer
+	reqID    uint64
+	ticking  bool
 	// now is the time of the input being handled.
 	now time.Duration
 }
@@ -90,7 +105,7 @@ type proxy struct {
 func newProxy(l *Layout, cfg protocol.NodeConfig) *proxy {
 	dcs := l.DCs()
 	p := &proxy{id: cfg.ID, c: NewClient(cfg.ID, l), layout: l, dcs: dcs, me: l.DCIndex(cfg.ID.DC()),
-		logged: map[string]bool{}, acked: map[int]uint64{},
+		logged: map[string]bool{}, acked: map[int]uint64{}, done: map[int]map[string]uint64{}, resumers: map[string][]resumer{},
 		delivered: make([]uint64, len(dcs)), applied: make([]uint64, len(dcs)), held: map[int]map[uint64]*pb.RemoteUpdate{}}
 	if cfg.Storage == nil {
 		return p
@@ -165,6 +180,8 @@ func (p *proxy) Step(now time.Duration, m protocol.Message) protocol.Ready {
 		p.onRemoteAck(p.layout.DCIndex(m.From.DC()), b.Prefix, &r)
 	case *pb.StabilizeReply:
 		p.onApplied(b, &r)
+	case *pb.Stabilize:
+		p.onResume(m.From, b, &r)
 	}
 	p.arm(&r)
 	return r
@@ -392,8 +409,13 @@ func (p *proxy) onApplied(b *pb.StabilizeReply, r *protocol.Ready) {
 	if i < 0 {
 		return
 	}
-	o := p.queue[i].origin
+	o, put := p.queue[i].origin, p.queue[i].put
 	p.queue = slices.Delete(p.queue, i, i+1)
+	if p.done[o] == nil {
+		p.done[o] = map[string]uint64{}
+	}
+	p.done[o][put.Key] = max(p.done[o][put.Key], put.Version)
+	p.wakeResumers(put.Key, r)
 	p.advance(o, r)
 	p.apply(r)
 }
@@ -453,4 +475,42 @@ func (p *proxy) Tick(now time.Duration, token uint64) protocol.Ready {
 	}
 	p.arm(&r)
 	return r
+}
+
+// onResume answers a resumed session's Stabilize of a version written in
+// another DC once this proxy has applied it here, and with it its
+// dependencies (a tail's answer, "that version or a newer one", may come
+// from a concurrent newer version while this one and its dependencies
+// are still on their way).
+func (p *proxy) onResume(from protocol.NodeID, b *pb.Stabilize, r *protocol.Ready) {
+	if p.done[Origin(b.Version)][b.Key] >= b.Version {
+		r.Send(p.id, from, &pb.StabilizeReply{ReqId: b.ReqId, Key: b.Key, Version: b.Version})
+		return
+	}
+	ws := p.resumers[b.Key]
+	for _, w := range ws {
+		if w.from == from && w.msg.Version == b.Version {
+			return // a retransmission waits once
+		}
+	}
+	p.resumers[b.Key] = append(ws, resumer{from: from, msg: b})
+}
+
+// wakeResumers answers the resumed sessions' Stabilizes of key that are
+// now applied.
+func (p *proxy) wakeResumers(key string, r *protocol.Ready) {
+	ws := p.resumers[key]
+	keep := ws[:0]
+	for _, w := range ws {
+		if p.done[Origin(w.msg.Version)][key] >= w.msg.Version {
+			r.Send(p.id, w.from, &pb.StabilizeReply{ReqId: w.msg.ReqId, Key: key, Version: w.msg.Version})
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	if len(keep) == 0 {
+		delete(p.resumers, key)
+	} else {
+		p.resumers[key] = keep
+	}
 }

@@ -109,6 +109,16 @@ func (it *item) upTo(v uint64) ver {
 	return ver{}
 }
 
+// holds says whether version v is among the versions it keeps.
+func (it *item) holds(v uint64) bool {
+	for _, x := range it.versions {
+		if x.v == v {
+			return true
+		}
+	}
+	return false
+}
+
 func (it *item) add(x ver) bool {
 	if x.v <= it.latest().v {
 		return false
@@ -455,6 +465,10 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	}
 	switch b := m.Body.(type) {
 	case *pb.Announce: // recorded by hear
+	case *pb.ViewRequest:
+		// A session of this DC starting (Client.Fetch): the master may
+		// be a wide-area round trip away.
+		r.Send(s.id, m.From, s.view.ToWire())
 	case *pb.Ping:
 		r.Send(s.id, m.From, &pb.Pong{Nonce: b.Nonce, Incarnation: s.inc})
 	case *pb.Synced:
@@ -679,14 +693,18 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 	if rec, ok := s.lastReq[b.Client]; ok && rec.req == b.ReqId && rec.key == b.Key {
 		// A retransmission (§3.7: the proxy retransmits after a failure):
 		// the same version again, or an answer if it was superseded.
+		if s.layout.Geo && rec.version < it.latest().v && (it.stable >= rec.version || !it.holds(rec.version)) {
+			// Under Geo it may have been a late put, never stored nor
+			// shipped: answered as latePut answers it (needlessly for one
+			// that was shipped, which only keeps the session's
+			// dependencies longer).
+			s.supersededReply(b, it, c, full, r)
+			return
+		}
 		if it.stable >= rec.version {
-			// Applied by the whole chain: the put is done. Under Geo an
-			// older version than the newest may have been a late put,
-			// never shipped: the reply says superseded, as latePut's
-			// (needlessly for one that was shipped, which only keeps the
-			// session's dependencies longer).
+			// Applied by the whole chain: the put is done.
 			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
-				ChainIndex: uint32(s.layout.ReplyIndex(c, full)), Superseded: s.layout.Geo && rec.version < it.latest().v}, r)
+				ChainIndex: uint32(s.layout.ReplyIndex(c, full))}, r)
 			return
 		}
 		for _, x := range it.versions {
@@ -703,13 +721,8 @@ func (s *server) put(now time.Duration, b *pb.Put, seq uint64, r *protocol.Ready
 			}
 		}
 		if it.latest().v >= rec.version {
-			// Overwritten before it was stored (a late put) or
-			// collected: under Geo the session is told, as latePut
-			// tells it, that the put may not stand for its
-			// dependencies (a collected version's reply says so
-			// needlessly, which only keeps them longer).
-			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version,
-				Superseded: s.layout.Geo}, r)
+			// Overwritten before it was stored (a late put) or collected.
+			s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: rec.version}, r)
 		}
 		return
 	}

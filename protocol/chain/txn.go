@@ -112,21 +112,12 @@ func (s *server) seqOf(x ver) (uint64, bool) {
 // by node k, down the chain as any put, or at once when the newer
 // version is already stable.
 //
-// Under geo-replication it is answered at once, marked superseded: it is
-// never stored, so no tail ships it, and it cannot stand for its
-// session's dependencies in the other DCs as a shipped put does (§4.1.2:
-// a later put's dependency filter then names them itself). Its reply
-// names the head when the newer version may not yet have reached node k.
+// Under geo-replication it is answered at once (supersededReply).
 func (s *server) latePut(b *pb.Put, x ver, c []protocol.NodeID, full int, r *protocol.Ready) {
 	it := s.get(b.Key)
 	s.remember(b.Client, reqRec{req: b.ReqId, key: b.Key, version: x.v}, r)
 	if s.layout.Geo {
-		ci := 0
-		if it.stable >= x.v {
-			ci = s.layout.ReplyIndex(c, full)
-		}
-		s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: x.v,
-			ChainIndex: uint32(ci), Superseded: true}, r)
+		s.supersededReply(b, it, c, full, r)
 		return
 	}
 	if it.stable >= x.v {
@@ -135,4 +126,24 @@ func (s *server) latePut(b *pb.Put, x ver, c []protocol.NodeID, full int, r *pro
 		return
 	}
 	s.apply(b.Key, x, b.Client, b.Entry, b.ReqId, true, c, full, 0, r)
+}
+
+// supersededReply answers, under geo-replication, a put whose own version
+// was never stored (a late put, §5) or, for a retransmission, may not
+// have been: such a version no tail ships, so it cannot stand for its
+// session's dependencies in the other DCs as a shipped put does. The
+// reply says superseded, and the session keeps its dependencies (a later
+// put's dependency filter then names them itself, §4.1.2); it names the
+// key's newest version instead of the put's, one that exists and is
+// shipped from its origin, as the session's entry for the key (its
+// floor for reads of it, and what a session token asks a DC to hold),
+// and the head as the only node sure to hold it until it is stable.
+func (s *server) supersededReply(b *pb.Put, it *item, c []protocol.NodeID, full int, r *protocol.Ready) {
+	l := it.latest()
+	ci := 0
+	if it.stable >= l.v {
+		ci = s.layout.ReplyIndex(c, full)
+	}
+	s.toClient(b.Client, b.Entry, &pb.PutReply{ReqId: b.ReqId, Key: b.Key, Version: l.v,
+		ChainIndex: uint32(ci), Superseded: true}, r)
 }

@@ -16,6 +16,7 @@ func init() {
 		K:          K,
 		Geo:        geoTopology,
 		NewSession: newSession,
+		Resume:     resume,
 		Sequencer:  true,
 	}))
 }

@@ -49,6 +49,10 @@
 //     nodes before k serve only k-acknowledged versions (the head-failure
 //     gap, reading notes), and one holding a newer version holds the read
 //     until node k's acknowledgement covers it (package chain, kwait.go).
+//     A new session first fetches the master's view, with the servers
+//     the master suspects, which its gets avoid (package chain,
+//     Client.Fetch; scenarios fresh_session_view and
+//     fresh_session_suspects).
 //
 // # Geo-replication (§4; on a topology of several DCs)
 //
@@ -160,6 +164,33 @@
 // nothing at the receiving proxy (which only checks puts queued before
 // it) would hold it back.
 //
+// # Moving a session (k2.txt §VI-B, token.go)
+//
+// Both protocols' sessions move by token (protocol.Mover,
+// protocol.Resumer): the token carries the metadata table's entries as
+// (key, version) — ChainReaction's unstable entries (§3.4–3.5), cr-cops's
+// COPS dependencies — and the highest version the session has seen (its
+// next put's floor, §4.3). A session resumed in DC d runs the dependency
+// stabilization procedure (§3.5) on every entry in d (request id 0,
+// resent with the session's backoff): a Stabilize to the tail of the
+// key's chain in d for a version written in d, to d's remote-proxy for
+// one written elsewhere (answered once the proxy has applied it, or a
+// later version of the key from the same DC: a tail's "or a newer one"
+// may be a concurrent version that won by last-writer-wins while the
+// entry's dependencies are still on their way); it sends no operation
+// until every entry is answered; the entries then resume with any node of the chain as their
+// chain index (stable at every node), pinned under geo-replication until
+// the next put. Scenarios move_session and move_session_cops: a session
+// moves while its DC's remote-updates are held, and its read of a key in
+// its last put's past waits for them (removing the stabilization makes
+// it read nothing); move_session_lww: the same with the token's entry
+// overwritten by a concurrent newer version in the new DC (asking the
+// tail instead of the proxy makes it read nothing).
+// TestRandomMovesStayCausal: random moves under jitter and a partition,
+// checked. Live: runtime/node's TestSessionMovesWithToken. Known gaps
+// (token.go): a restarted proxy forgets what it applied, and a version
+// never shipped (a late put, the open seed-496 bug) is never answered.
+//
 // # Messages
 //
 // Those of package chain (wire/chainpb, sizes in its doc): SeqPut
@@ -190,6 +221,11 @@
 //	               node -> predecessor
 //	Stabilize      proxy -> tail                 as a session's (the
 //	                                             remote put's DC-Write-Stable)
+//	Stabilize      resumed session -> tail, or   as a put's, request id 0,
+//	               its DC's proxy (a version     one per token entry
+//	               written elsewhere)
+//	StabilizeReply tail, proxy -> resumed        as a put's
+//	               session
 //
 // # Deliberate deviations
 //
@@ -251,8 +287,10 @@
 //     anyone, so no snapshot needs them). Under geo-replication such a
 //     put is therefore never shipped, so it cannot stand for its
 //     session's dependencies in the other DCs as a put does (§3.5): its
-//     reply says superseded and the session keeps its metadata beside
-//     the put's entry, so the next put's dependency filter names them
+//     reply says superseded and names the key's newest version, and the
+//     session keeps its metadata beside an entry for that version (one
+//     that exists and is shipped, so a session token can name it), so
+//     the next put's dependency filter names them
 //     (scenario geo_late_put_keeps_deps; torture seed 496 read a stale
 //     value when the session cleared them).
 package chainreaction

@@ -21,6 +21,7 @@ func init() {
 		Geo:        func(*topology.Topology) bool { return true },
 		LoggedTail: true,
 		NewSession: newCopsSession,
+		Resume:     resumeCops,
 	}))
 }
 

@@ -50,6 +50,10 @@ type session struct {
 	// alone let observers disagree on the order of concurrent writes).
 	maxSeen uint64
 
+	// resume holds, in a session resumed from a token (token.go), the
+	// entries not yet known stable in its DC, by key: until it is empty
+	// no operation is sent.
+	resume map[string]uint64
 	// geo: each DC has its own chains (chainreaction.txt §4); cops: the
 	// cr-cops baseline (geo.go).
 	geo, cops bool
@@ -59,8 +63,17 @@ func newSession(cfg protocol.SessionConfig, l *chain.Layout) protocol.Session {
 	return &session{c: chain.NewClient(cfg.ID, l), rng: cfg.Rand, timeout: cfg.OpTimeout, meta: map[string]entry{}, geo: l.Geo}
 }
 
-// Start implements protocol.Node.
-func (s *session) Start(time.Duration) protocol.Ready { return protocol.Ready{} }
+// Start implements protocol.Node: the session asks the master for its
+// current view (chain.Client.Fetch), and a resumed session starts
+// stabilizing its token's entries (token.go) once it has it.
+func (s *session) Start(now time.Duration) protocol.Ready {
+	var r protocol.Ready
+	s.c.Fetch(&r)
+	if len(s.resume) > 0 {
+		s.startResume(now, &r)
+	}
+	return r
+}
 
 // Submit implements protocol.Session.
 func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready {
@@ -102,6 +115,13 @@ func (s *session) Submit(now time.Duration, req protocol.Request) protocol.Ready
 // send (re)sends what the pending operation waits for.
 func (s *session) send(r *protocol.Ready) {
 	req := s.pending
+	if s.c.Fetching() {
+		return // sent when the view arrives (Step)
+	}
+	if len(s.resume) > 0 {
+		s.sendResume(r)
+		return
+	}
 	if req.Op == protocol.OpReadTxn {
 		s.sendTxn(r)
 		return
@@ -149,18 +169,34 @@ func (s *session) readTarget(key string) protocol.NodeID {
 	if e, ok := s.meta[key]; ok {
 		n = min(e.chainIndex+1, n)
 	}
+	if ok := slices.ContainsFunc(c[:n], s.c.Suspected); ok {
+		// A node the master suspects (chain.Client.Fetch) may be dead:
+		// read from the others of the prefix, if any.
+		live := slices.DeleteFunc(slices.Clone(c[:n]), s.c.Suspected)
+		if len(live) > 0 {
+			return live[s.rng.IntN(len(live))]
+		}
+	}
 	return c[s.rng.IntN(n)]
 }
 
 // Step implements protocol.Node.
 func (s *session) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	var r protocol.Ready
-	epoch := s.c.View.Epoch
+	epoch, fetching := s.c.View.Epoch, s.c.Fetching()
+	if b, ok := m.Body.(*pb.StabilizeReply); ok && b.ReqId == 0 {
+		s.onResumed(b, &r)
+		return r
+	}
 	if s.c.OnView(m) || s.pending == nil {
-		if s.pending != nil && s.c.View.Epoch > epoch {
+		fetched := fetching && !s.c.Fetching()
+		switch {
+		case s.pending != nil && (s.c.View.Epoch > epoch || fetched):
 			// The chain may have been repaired: resend at once, not
-			// after the backoff.
+			// after the backoff (or send what waited for the view).
 			s.send(&r)
+		case fetched && len(s.resume) > 0:
+			s.sendResume(&r)
 		}
 		return r
 	}
@@ -265,6 +301,10 @@ func (s *session) wanRounds(key string) int {
 // Tick implements protocol.Node: retransmission and the op timeout.
 func (s *session) Tick(_ time.Duration, token uint64) protocol.Ready {
 	var r protocol.Ready
+	if token == resumeTimer {
+		s.resumeTick(&r)
+		return r
+	}
 	if s.pending == nil {
 		return r
 	}

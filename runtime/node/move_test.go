@@ -9,14 +9,16 @@ import (
 	"github.com/causeway/causeway/protocol"
 )
 
-// TestSessionMovesWithToken runs cops, c3 and saturn with WAN delay: a
+// TestSessionMovesWithToken runs cops, c3, saturn, chainreaction and
+// cr-cops with WAN delay: a
 // session puts in DC a and moves at once, by token, to a client connection
 // in DC c, where the put cannot have arrived yet (a->c is 60 ms one way).
 // The resumed session's first read must still return the put: cops's
 // waits until c has committed it, c3's and saturn's migrate from a
-// (c3.txt §3.5) before reading.
+// (c3.txt §3.5) before reading, chainreaction's and cr-cops's stabilize
+// the token's entries in c first.
 func TestSessionMovesWithToken(t *testing.T) {
-	for _, name := range []string{"cops", "c3", "saturn"} {
+	for _, name := range []string{"cops", "c3", "saturn", "chainreaction", "cr-cops"} {
 		t.Run(name, func(t *testing.T) {
 			tc := newCluster(t, name)
 			tc.cfg.WANDelay = true

@@ -137,7 +137,8 @@ type PutReply struct {
 	// superseded says, under geo-replication, that the put was a late put
 	// (chainreaction.txt §5) overwritten at once by a newer version: it was
 	// never stored or shipped to the other DCs, so it stands for none of
-	// the session's dependencies there and the session keeps them.
+	// the session's dependencies there and the session keeps them. version
+	// is then the key's newest version, which overwrote the put.
 	Superseded    bool `protobuf:"varint,6,opt,name=superseded,proto3" json:"superseded,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1145,9 +1146,13 @@ func (x *Member) GetJoining() bool {
 
 // View is the master's membership of the chain domain, numbered by epoch.
 type View struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Epoch         uint64                 `protobuf:"varint,1,opt,name=epoch,proto3" json:"epoch,omitempty"`
-	Members       []*Member              `protobuf:"bytes,2,rep,name=members,proto3" json:"members,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Epoch   uint64                 `protobuf:"varint,1,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Members []*Member              `protobuf:"bytes,2,rep,name=members,proto3" json:"members,omitempty"`
+	// suspects are the members the master is pinging (reported silent, not
+	// yet removed), in a View it sends a session that asked for it
+	// (ViewRequest): the session reads elsewhere while it can.
+	Suspects      []string `protobuf:"bytes,3,rep,name=suspects,proto3" json:"suspects,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1192,6 +1197,13 @@ func (x *View) GetEpoch() uint64 {
 func (x *View) GetMembers() []*Member {
 	if x != nil {
 		return x.Members
+	}
+	return nil
+}
+
+func (x *View) GetSuspects() []string {
+	if x != nil {
+		return x.Suspects
 	}
 	return nil
 }
@@ -1683,10 +1695,11 @@ const file_proto_causeway_chain_v1_chain_proto_rawDesc = "" +
 	"\x06Member\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12 \n" +
 	"\vincarnation\x18\x02 \x01(\x04R\vincarnation\x12\x18\n" +
-	"\ajoining\x18\x03 \x01(\bR\ajoining\"Q\n" +
+	"\ajoining\x18\x03 \x01(\bR\ajoining\"m\n" +
 	"\x04View\x12\x14\n" +
 	"\x05epoch\x18\x01 \x01(\x04R\x05epoch\x123\n" +
-	"\amembers\x18\x02 \x03(\v2\x19.causeway.chain.v1.MemberR\amembers\"#\n" +
+	"\amembers\x18\x02 \x03(\v2\x19.causeway.chain.v1.MemberR\amembers\x12\x1a\n" +
+	"\bsuspects\x18\x03 \x03(\tR\bsuspects\"#\n" +
 	"\vViewRequest\x12\x14\n" +
 	"\x05epoch\x18\x01 \x01(\x04R\x05epoch\"\x1f\n" +
 	"\aViewAck\x12\x14\n" +
