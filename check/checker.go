@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Rule codes, in the order violations of one operation are listed.
@@ -32,16 +33,32 @@ const (
 
 // item is one key read by a read node.
 type item struct {
-	node   int32 // the read
-	key    int32
-	src    int32 // the write node read from, or srcNull / srcThinAir
-	broken bool  // its reads-from edge closes a co cycle: not checked further
+	node int32 // the read
+	key  int32
+	src  int32 // the write node read from, or srcNull / srcThinAir
+	// from is where src's cover ends in the visit order of key's writes
+	// (an index into pw: see pentry), set when clocks visits src; -1
+	// when src is not a chain write.
+	from   int32
+	broken bool // its reads-from edge closes a co cycle: not checked further
 }
 
 // wentry is one write to a key, on a session's chain.
 type wentry struct {
 	idx  uint32
 	node int32
+}
+
+// pentry is a chain write to a key in the order clocks visits the key's
+// writes (a topological order of co): pw[wOff[k]:pFill[k]] are the
+// writes to key k visited so far. cov is the write's cover: every entry
+// of its key before index cov is the write itself or in its causal past
+// (a lower bound, found in a bounded number of steps).
+type pentry struct {
+	node int32
+	sess int32
+	idx  uint32
+	cov  int32
 }
 
 // kgroup is the writes of one session to one key: went[start:end], at
@@ -107,8 +124,17 @@ type checker struct {
 	fents       []fentry
 	fgroups     []kgroup
 
-	// scratch of read: the failed writes it has to consider
-	cand []int32
+	// per key: its chain writes in visit order, with their covers
+	// (pentry), pw[wOff[k]:pFill[k]] so far
+	wOff, pFill []int32
+	pw          []pentry
+
+	// scratch of read: the failed writes it has to consider, and the
+	// chain writes
+	cand  []int32
+	pcand []pentry
+	// scratch of index: a write_txn's covers, by its keys' order
+	txCov []int32
 
 	g1 *graph // session order + reads-from (after dropping cycles)
 
@@ -181,7 +207,7 @@ func (c *checker) build() {
 	// Reads, in node order; a read_txn's keys sorted by name.
 	readCount := make(map[int32]int32) // failed write -> successful reads of it
 	add := func(i, kid, val int32) {
-		it := item{node: i, key: kid, src: srcNull}
+		it := item{node: i, key: kid, src: srcNull, from: -1}
 		if val >= 0 {
 			if w := wNode[val]; w >= 0 && wKey[val] == kid {
 				it.src = w
@@ -252,6 +278,7 @@ func (c *checker) build() {
 		cnt[k] += cnt[k-1]
 	}
 	c.went = make([]wentry, cnt[K])
+	c.wOff = cnt
 	fill := slices.Clone(cnt[:K])
 	lastSess := make([]int32, K)
 	for k := range lastSess {
@@ -405,6 +432,8 @@ func (c *checker) clocks() {
 	}
 	// Snapshot 0: the empty clock, for failed writes before any chain op.
 	c.snaps = make([]uint32, S, S*1024)
+	c.pw = make([]pentry, len(c.went))
+	c.pFill = slices.Clone(c.wOff[:len(c.keyNames)])
 	c.failedReaders()
 	g := c.g1
 	c.topo = make([]int32, c.n)
@@ -428,6 +457,7 @@ func (c *checker) clocks() {
 			c.read(v, row)
 		} else {
 			c.snapOf[v] = c.snapshot(s)
+			c.index(v, row)
 		}
 		// Failed writes right after v in its session share its clock.
 		for j := g.off[v]; j < g.off[v+1]; j++ {
@@ -503,40 +533,13 @@ func (c *checker) read(v int32, row []uint32) {
 			return false
 		}
 		// The candidates w2: the last write of each session to the key
-		// within the read's past. Most are decided from the group's
-		// bounds and w1's clock (vc, in cache), without touching the
-		// writes themselves, spread over a large history.
+		// within the read's past that is not w1 nor in w1's past.
 		var vc []uint32
 		if w1 >= 0 {
 			vc = c.snaps[int(c.snapOf[w1])*S : int(c.snapOf[w1]+1)*S]
 		}
-		for _, gr := range c.kgroups[c.kgOff[it.key]:c.kgOff[it.key+1]] {
-			lim := row[gr.sess]
-			if lim == 0 || gr.first > lim {
-				continue
-			}
-			if w1 >= 0 {
-				// Every write of gr up to lim is in w1's past when lim
-				// or the group's last write is (vcAt, from vc).
-				at := vc[gr.sess]
-				if gr.sess == c.sess[w1] {
-					at = c.idx[w1]
-				}
-				if lim <= at || gr.last <= at {
-					continue
-				}
-			}
-			ws := c.went[gr.start:gr.end]
-			// Last write of this session to the key within the past.
-			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
-			// The common case, decided from w1's clock alone (no lookup
-			// of w2's node, which is far away in a large history): w2,
-			// a chain write of session gr.sess at position ws[j].idx, is
-			// w1 itself or in w1's causal past.
-			if w1 >= 0 && (ws[j].node == w1 || c.vcAt(w1, gr.sess) >= ws[j].idx) {
-				continue
-			}
-			if consider(ws[j].node) {
+		for _, e := range c.chainCandidates(it, row, vc) {
+			if consider(e.node) {
 				break
 			}
 		}
@@ -561,6 +564,197 @@ func (c *checker) read(v int32, row []uint32) {
 		}
 		c.recs = append(c.recs, rec{rule: rule, node: v, item: itemIdx, w2: stale})
 	}
+}
+
+// walkSlack is how many more entries than the key has writing sessions
+// chainCandidates walks before it looks at the sessions instead.
+const walkSlack = 8
+
+// chainCandidates returns, by session, the last chain write of each
+// session to it.key within the past described by row that is neither
+// it.src (w1) nor in w1's past (vc: w1's clock; nil when w1 is null):
+// those a read of it.key that returned w1 has to consider, in the order
+// it considers them.
+//
+// A candidate was visited before the read (it is in its past) and is not
+// within w1's cover (which is in w1's past), so it is among the writes to
+// the key visited after w1's cover ends: in a causal history a few,
+// however long the history. Those are walked when they are no more than
+// the sessions that wrote the key (plus walkSlack); otherwise
+// (groupCandidates) each such session's writes are searched.
+func (c *checker) chainCandidates(it *item, row, vc []uint32) []pentry {
+	k, w1 := it.key, it.src
+	from, to := c.wOff[k], c.pFill[k]
+	if it.from >= 0 {
+		from = it.from
+	}
+	if to-from > c.kgOff[k+1]-c.kgOff[k]+walkSlack {
+		return c.groupCandidates(k, w1, row, vc)
+	}
+	if crossCheckHook != nil {
+		defer func() { crossCheckHook(slices.Clone(c.pcand), c.groupCandidates(k, w1, row, vc)) }()
+	}
+	cand := c.pcand[:0]
+	s1, i1 := int32(-1), uint32(0)
+	if w1 >= 0 {
+		s1, i1 = c.sess[w1], c.idx[w1]
+	}
+	for _, e := range c.pw[from:to] {
+		if row[e.sess] < e.idx {
+			continue // not in the read's past
+		}
+		if w1 >= 0 {
+			at := vc[e.sess]
+			if e.sess == s1 {
+				at = i1
+			}
+			if e.idx <= at {
+				continue // w1 or in w1's past
+			}
+		}
+		cand = append(cand, e)
+	}
+	c.pcand = cand
+	if len(cand) < 2 {
+		return cand
+	}
+	if w1 < 0 {
+		// A null read is stale from the first session's on: only it
+		// counts.
+		i := 0
+		for j, e := range cand {
+			if e.sess < cand[i].sess || e.sess == cand[i].sess && e.idx > cand[i].idx {
+				i = j
+			}
+		}
+		cand[0] = cand[i]
+		c.pcand = cand[:1]
+		return c.pcand
+	}
+	// The last of each session's.
+	slices.SortFunc(cand, func(a, b pentry) int {
+		if a.sess != b.sess {
+			return int(a.sess - b.sess)
+		}
+		return cmp.Compare(b.idx, a.idx)
+	})
+	out := cand[:1]
+	for _, e := range cand[1:] {
+		if e.sess != out[len(out)-1].sess {
+			out = append(out, e)
+		}
+	}
+	c.pcand = out
+	return out
+}
+
+// crossCheckHook, when set (by a test), is handed what chainCandidates
+// found by walking the visited writes and what groupCandidates finds
+// for the same read, whenever the walk was taken.
+var crossCheckHook func(walk, groups []pentry)
+
+// groupCandidates is chainCandidates from the writes of each session that
+// wrote key k.
+func (c *checker) groupCandidates(k, w1 int32, row, vc []uint32) []pentry {
+	cand := c.pcand[:0]
+	for _, gr := range c.kgroups[c.kgOff[k]:c.kgOff[k+1]] {
+		lim := row[gr.sess]
+		if lim == 0 || gr.first > lim {
+			continue
+		}
+		at := uint32(0)
+		if w1 >= 0 {
+			// Every write of gr up to lim is in w1's past when lim
+			// or the group's last write is (vcAt, from vc).
+			at = vc[gr.sess]
+			if gr.sess == c.sess[w1] {
+				at = c.idx[w1]
+			}
+			if lim <= at || gr.last <= at {
+				continue
+			}
+		}
+		ws := c.went[gr.start:gr.end]
+		// Last write of this session to the key within the past.
+		j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
+		// w2, a chain write of session gr.sess at position ws[j].idx,
+		// is w1 itself or in w1's causal past.
+		if w1 >= 0 && (ws[j].node == w1 || at >= ws[j].idx) {
+			continue
+		}
+		cand = append(cand, pentry{node: ws[j].node, sess: gr.sess, idx: ws[j].idx})
+		if w1 < 0 {
+			break // a null read is stale from the first one on
+		}
+	}
+	c.pcand = cand
+	return cand
+}
+
+// index appends chain write v (visited, with clock row) to the visited
+// writes of each key it wrote, with its cover there, and hands the cover
+// to the items that read it.
+func (c *checker) index(v int32, row []uint32) {
+	t := c.t
+	if t.op(v) != opWriteTxn {
+		cov := c.place(t.key[v], v, row)
+		g := c.g1
+		for j := g.off[v]; j < g.off[v+1]; j++ {
+			if lab := g.lab[j]; lab >= 0 {
+				c.items[lab].from = cov
+			}
+		}
+		return
+	}
+	tx := t.txOf(v)
+	covs := c.txCov[:0]
+	for _, e := range tx {
+		covs = append(covs, c.place(e.key, v, row))
+	}
+	c.txCov = covs
+	g := c.g1
+	for j := g.off[v]; j < g.off[v+1]; j++ {
+		lab := g.lab[j]
+		if lab < 0 {
+			continue
+		}
+		it := &c.items[lab]
+		// tx is sorted by key name.
+		i, _ := slices.BinarySearchFunc(tx, c.keyNames[it.key], func(e txKV, name string) int {
+			return strings.Compare(c.keyNames[e.key], name)
+		})
+		it.from = covs[i]
+	}
+}
+
+// coverSteps bounds the entries place looks at on either side.
+const coverSteps = 32
+
+// place appends chain write v, with clock row, to key k's visited writes
+// and returns its cover: the cover of the latest earlier entry in v's
+// past (within coverSteps of the end), extended over the entries after
+// it that are in v's past too.
+func (c *checker) place(k, v int32, row []uint32) int32 {
+	base, p := c.wOff[k], c.pFill[k]
+	c.pFill[k]++
+	cov := base
+	for j := p - 1; j >= base && j >= p-coverSteps; j-- {
+		if e := &c.pw[j]; row[e.sess] >= e.idx {
+			cov = e.cov
+			break
+		}
+	}
+	for steps := 0; cov < p && steps < coverSteps; steps++ {
+		if e := &c.pw[cov]; row[e.sess] < e.idx {
+			break
+		}
+		cov++
+	}
+	if cov == p {
+		cov = p + 1 // and v itself
+	}
+	c.pw[p] = pentry{node: v, sess: c.sess[v], idx: c.idx[v], cov: cov}
+	return cov
 }
 
 // failedReaders lays out, per key, the readers of its failed writes
