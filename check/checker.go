@@ -139,12 +139,16 @@ type checker struct {
 	g1 *graph // session order + reads-from (after dropping cycles)
 
 	// vector clocks
-	S     int
-	cur   []uint32 // S×S: current clock of each session
-	snaps []uint32 // snapshots of S entries each
-	last  []int32  // last snapshot of each session, -1 none
-	dirty []bool
-	pre   []uint32 // a read_txn's clock before its reads
+	S   int
+	cur []uint32 // S×S: current clock of each session
+	// snapshots of S entries each, snapChunk of them per chunk (so that
+	// a long history's clocks are never copied to grow)
+	snapChunks [][]uint32
+	nSnaps     int32
+	snapShift  uint
+	last       []int32 // last snapshot of each session, -1 none
+	dirty      []bool
+	pre        []uint32 // a read_txn's clock before its reads
 
 	cfs []cfEdge
 
@@ -220,6 +224,17 @@ func (c *checker) build() {
 		}
 		c.items = append(c.items, it)
 	}
+	nItems := 0
+	for i := range int32(n) {
+		switch {
+		case t.failed(i) || !t.isRead(i):
+		case t.op(i) == opGet:
+			nItems++
+		default:
+			nItems += len(t.txOf(i))
+		}
+	}
+	c.items = make([]item, 0, nItems)
 	for i := range int32(n) {
 		c.itemOff[i] = int32(len(c.items))
 		if t.failed(i) || !t.isRead(i) {
@@ -379,7 +394,7 @@ func (c *checker) vcAt(w int32, u int32) uint32 {
 	if u == c.sess[w] {
 		return c.idx[w]
 	}
-	return c.snaps[int(c.snapOf[w])*c.S+int(u)]
+	return c.snap(c.snapOf[w])[u]
 }
 
 // inPast reports whether write x is in the causal past described by the
@@ -411,12 +426,42 @@ func (c *checker) wBefore(a, b int32) bool {
 // returns it.
 func (c *checker) snapshot(s int32) int32 {
 	if c.last[s] < 0 || c.dirty[s] {
-		id := int32(len(c.snaps) / c.S)
-		c.snaps = append(c.snaps, c.cur[int(s)*c.S:int(s+1)*c.S]...)
+		id := c.newSnap()
+		copy(c.snap(id), c.cur[int(s)*c.S:int(s+1)*c.S])
 		c.last[s] = id
 		c.dirty[s] = false
 	}
 	return c.last[s]
+}
+
+// maxSnapShift bounds a chunk of snapshots to 4096 of them.
+const maxSnapShift = 12
+
+// initSnaps prepares the snapshots for at most most of them (a bound)
+// and makes snapshot 0, the empty clock.
+func (c *checker) initSnaps(most int) {
+	c.snapShift = 0
+	for 1<<c.snapShift < most && c.snapShift < maxSnapShift {
+		c.snapShift++
+	}
+	c.newSnap()
+}
+
+// newSnap adds a zero snapshot and returns its ID.
+func (c *checker) newSnap() int32 {
+	id := c.nSnaps
+	if int(id>>c.snapShift) == len(c.snapChunks) {
+		c.snapChunks = append(c.snapChunks, make([]uint32, c.S<<c.snapShift))
+	}
+	c.nSnaps++
+	return id
+}
+
+// snap returns snapshot id.
+func (c *checker) snap(id int32) []uint32 {
+	ch := c.snapChunks[id>>c.snapShift]
+	o := int(id&(1<<c.snapShift-1)) * c.S
+	return ch[o : o+c.S : o+c.S]
 }
 
 // clocks computes vector clocks in topological order and checks every read.
@@ -431,7 +476,14 @@ func (c *checker) clocks() {
 		c.last[i] = -1
 	}
 	// Snapshot 0: the empty clock, for failed writes before any chain op.
-	c.snaps = make([]uint32, S, S*1024)
+	// Others are taken at writes, chain or failed.
+	most := 1
+	for v := range int32(c.n) {
+		if c.kind[v] == kFailed || c.kind[v] == kChain && c.t.isWrite(v) {
+			most++
+		}
+	}
+	c.initSnaps(most)
 	c.pw = make([]pentry, len(c.went))
 	c.pFill = slices.Clone(c.wOff[:len(c.keyNames)])
 	c.failedReaders()
@@ -471,7 +523,6 @@ func (c *checker) clocks() {
 // read joins the clocks of what read node v read into row (its session's
 // clock) and checks each of its reads.
 func (c *checker) read(v int32, row []uint32) {
-	S := c.S
 	s := c.sess[v]
 	its := c.items[c.itemOff[v]:c.itemOff[v+1]]
 	txn := len(its) > 1
@@ -485,7 +536,7 @@ func (c *checker) read(v int32, row []uint32) {
 			continue
 		}
 		w := it.src
-		snap := c.snaps[int(c.snapOf[w])*S : int(c.snapOf[w]+1)*S]
+		snap := c.snap(c.snapOf[w])
 		for u, x := range snap {
 			if x > row[u] {
 				row[u] = x
@@ -536,7 +587,7 @@ func (c *checker) read(v int32, row []uint32) {
 		// within the read's past that is not w1 nor in w1's past.
 		var vc []uint32
 		if w1 >= 0 {
-			vc = c.snaps[int(c.snapOf[w1])*S : int(c.snapOf[w1]+1)*S]
+			vc = c.snap(c.snapOf[w1])
 		}
 		for _, e := range c.chainCandidates(it, row, vc) {
 			if consider(e.node) {
