@@ -69,18 +69,19 @@
 // causal history there is usually none. Rather than look at every session
 // that wrote k (up to S per read, which made the checker superlinear: the
 // longer the history, the more sessions have written each key), the
-// writes to each key are appended, as the topological order visits them,
-// to a per-key list, each with its cover: an index before which every
-// entry of the list is the write itself or in its causal past (the cover
-// of the latest earlier entry in its past, extended over the entries
-// after that are in its past too; both steps bounded). Every candidate of
-// the read was visited before it and lies past w1's cover, so the read
-// walks only the entries from w1's cover to the end of the list — under
-// one per read on genSC's histories, at 100k operations as at 4M — each
-// decided from the read's clock and w1's alone. When that tail is longer
-// than the sessions that wrote k (a cover held back by a write nobody
-// saw), the read searches each such session's writes instead, as before:
-// the per-read work is the smaller of the two.
+// writes to each key are numbered as the topological order visits them,
+// the latest (up to 32) kept in a per-key ring, each with its cover: a
+// number below which every write to the key is the write itself or in
+// its causal past (the cover of the latest earlier write in its past,
+// extended over the writes after that are in its past too; both steps
+// bounded). Every candidate of the read was visited before it and lies
+// past w1's cover, so the read walks only the writes from w1's cover to
+// the latest — under one per read on genSC's histories, at 100k
+// operations as at 4M — each decided from the read's clock and w1's
+// alone. When those have left the ring, or outnumber the sessions that
+// wrote k (a cover held back by a write nobody saw), the read searches
+// each such session's writes instead, as before: the per-read work is
+// the smaller of the two.
 //
 // The history is held as columns (table.go): per operation its session,
 // DC, kind, key and value as int32 IDs of interned names, the keys of

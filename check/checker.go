@@ -36,9 +36,9 @@ type item struct {
 	node int32 // the read
 	key  int32
 	src  int32 // the write node read from, or srcNull / srcThinAir
-	// from is where src's cover ends in the visit order of key's writes
-	// (an index into pw: see pentry), set when clocks visits src; -1
-	// when src is not a chain write.
+	// from is src's cover among key's writes (a sequence number: see
+	// pentry), set when clocks visits src; -1 when src is not a chain
+	// write.
 	from   int32
 	broken bool // its reads-from edge closes a co cycle: not checked further
 }
@@ -50,10 +50,12 @@ type wentry struct {
 }
 
 // pentry is a chain write to a key in the order clocks visits the key's
-// writes (a topological order of co): pw[wOff[k]:pFill[k]] are the
-// writes to key k visited so far. cov is the write's cover: every entry
-// of its key before index cov is the write itself or in its causal past
-// (a lower bound, found in a bounded number of steps).
+// writes (a topological order of co): the q-th write to key k visited
+// (its sequence number q, from 0) is in k's ring of the latest ones,
+// pw[ring[k]:ring[k+1]], at q modulo the ring's size. cov is the write's
+// cover: every write to its key with a sequence number below cov is the
+// write itself or in its causal past (a lower bound, found in a bounded
+// number of steps).
 type pentry struct {
 	node int32
 	sess int32
@@ -124,10 +126,10 @@ type checker struct {
 	fents       []fentry
 	fgroups     []kgroup
 
-	// per key: its chain writes in visit order, with their covers
-	// (pentry), pw[wOff[k]:pFill[k]] so far
-	wOff, pFill []int32
-	pw          []pentry
+	// per key: its latest chain writes in visit order, with their
+	// covers, in a ring (pentry), and how many were visited (seq)
+	ring, seq []int32
+	pw        []pentry
 
 	// scratch of read: the failed writes it has to consider, and the
 	// chain writes
@@ -293,7 +295,14 @@ func (c *checker) build() {
 		cnt[k] += cnt[k-1]
 	}
 	c.went = make([]wentry, cnt[K])
-	c.wOff = cnt
+	c.ring = make([]int32, K+1)
+	for k := range K {
+		r := int32(1)
+		for r < ringMax && r < cnt[k+1]-cnt[k] {
+			r *= 2
+		}
+		c.ring[k+1] = c.ring[k] + r
+	}
 	fill := slices.Clone(cnt[:K])
 	lastSess := make([]int32, K)
 	for k := range lastSess {
@@ -484,8 +493,8 @@ func (c *checker) clocks() {
 		}
 	}
 	c.initSnaps(most)
-	c.pw = make([]pentry, len(c.went))
-	c.pFill = slices.Clone(c.wOff[:len(c.keyNames)])
+	c.pw = make([]pentry, c.ring[len(c.keyNames)])
+	c.seq = make([]int32, len(c.keyNames))
 	c.failedReaders()
 	g := c.g1
 	c.topo = make([]int32, c.n)
@@ -630,16 +639,15 @@ const walkSlack = 8
 // A candidate was visited before the read (it is in its past) and is not
 // within w1's cover (which is in w1's past), so it is among the writes to
 // the key visited after w1's cover ends: in a causal history a few,
-// however long the history. Those are walked when they are no more than
-// the sessions that wrote the key (plus walkSlack); otherwise
-// (groupCandidates) each such session's writes are searched.
+// however long the history. Those are walked when they are still in the
+// key's ring and no more than the sessions that wrote the key (plus
+// walkSlack); otherwise (groupCandidates) each such session's writes are
+// searched.
 func (c *checker) chainCandidates(it *item, row, vc []uint32) []pentry {
 	k, w1 := it.key, it.src
-	from, to := c.wOff[k], c.pFill[k]
-	if it.from >= 0 {
-		from = it.from
-	}
-	if to-from > c.kgOff[k+1]-c.kgOff[k]+walkSlack {
+	from, to := max(it.from, 0), c.seq[k]
+	base, size := c.ring[k], c.ring[k+1]-c.ring[k]
+	if to-from > size || to-from > c.kgOff[k+1]-c.kgOff[k]+walkSlack {
 		return c.groupCandidates(k, w1, row, vc)
 	}
 	if crossCheckHook != nil {
@@ -650,7 +658,8 @@ func (c *checker) chainCandidates(it *item, row, vc []uint32) []pentry {
 	if w1 >= 0 {
 		s1, i1 = c.sess[w1], c.idx[w1]
 	}
-	for _, e := range c.pw[from:to] {
+	for q := from; q < to; q++ {
+		e := c.pw[base+q&(size-1)]
 		if row[e.sess] < e.idx {
 			continue // not in the read's past
 		}
@@ -778,25 +787,33 @@ func (c *checker) index(v int32, row []uint32) {
 	}
 }
 
+// ringMax bounds the latest writes kept per key (fewer for a key with
+// fewer writes); a power of two. A variable so that tests can make rings
+// overflow.
+var ringMax int32 = 32
+
 // coverSteps bounds the entries place looks at on either side.
 const coverSteps = 32
 
 // place appends chain write v, with clock row, to key k's visited writes
-// and returns its cover: the cover of the latest earlier entry in v's
-// past (within coverSteps of the end), extended over the entries after
-// it that are in v's past too.
+// and returns its cover: the cover of the latest earlier write in v's
+// past (within coverSteps of the end, and still in the ring), extended
+// over the writes after it that are in v's past too.
 func (c *checker) place(k, v int32, row []uint32) int32 {
-	base, p := c.wOff[k], c.pFill[k]
-	c.pFill[k]++
-	cov := base
-	for j := p - 1; j >= base && j >= p-coverSteps; j-- {
-		if e := &c.pw[j]; row[e.sess] >= e.idx {
+	p := c.seq[k]
+	c.seq[k]++
+	base, size := c.ring[k], c.ring[k+1]-c.ring[k]
+	mask := size - 1
+	oldest := max(p-size, 0) // the ring holds writes oldest to p-1
+	cov := int32(0)
+	for q := p - 1; q >= oldest && q >= p-coverSteps; q-- {
+		if e := &c.pw[base+q&mask]; row[e.sess] >= e.idx {
 			cov = e.cov
 			break
 		}
 	}
-	for steps := 0; cov < p && steps < coverSteps; steps++ {
-		if e := &c.pw[cov]; row[e.sess] < e.idx {
+	for steps := 0; cov >= oldest && cov < p && steps < coverSteps; steps++ {
+		if e := &c.pw[base+cov&mask]; row[e.sess] < e.idx {
 			break
 		}
 		cov++
@@ -804,7 +821,7 @@ func (c *checker) place(k, v int32, row []uint32) int32 {
 	if cov == p {
 		cov = p + 1 // and v itself
 	}
-	c.pw[p] = pentry{node: v, sess: c.sess[v], idx: c.idx[v], cov: cov}
+	c.pw[base+p&mask] = pentry{node: v, sess: c.sess[v], idx: c.idx[v], cov: cov}
 	return cov
 }
 
