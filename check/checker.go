@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Rule codes, in the order violations of one operation are listed.
@@ -32,16 +33,34 @@ const (
 
 // item is one key read by a read node.
 type item struct {
-	node   int32 // the read
-	key    int32
-	src    int32 // the write node read from, or srcNull / srcThinAir
-	broken bool  // its reads-from edge closes a co cycle: not checked further
+	node int32 // the read
+	key  int32
+	src  int32 // the write node read from, or srcNull / srcThinAir
+	// from is src's cover among key's writes (a sequence number: see
+	// pentry), set when clocks visits src; -1 when src is not a chain
+	// write.
+	from   int32
+	broken bool // its reads-from edge closes a co cycle: not checked further
 }
 
 // wentry is one write to a key, on a session's chain.
 type wentry struct {
 	idx  uint32
 	node int32
+}
+
+// pentry is a chain write to a key in the order clocks visits the key's
+// writes (a topological order of co): the q-th write to key k visited
+// (its sequence number q, from 0) is in k's ring of the latest ones,
+// pw[ring[k]:ring[k+1]], at q modulo the ring's size. cov is the write's
+// cover: every write to its key with a sequence number below cov is the
+// write itself or in its causal past (a lower bound, found in a bounded
+// number of steps).
+type pentry struct {
+	node int32
+	sess int32
+	idx  uint32
+	cov  int32
 }
 
 // kgroup is the writes of one session to one key: went[start:end], at
@@ -107,18 +126,31 @@ type checker struct {
 	fents       []fentry
 	fgroups     []kgroup
 
-	// scratch of read: the failed writes it has to consider
-	cand []int32
+	// per key: its latest chain writes in visit order, with their
+	// covers, in a ring (pentry), and how many were visited (seq)
+	ring, seq []int32
+	pw        []pentry
+
+	// scratch of read: the failed writes it has to consider, and the
+	// chain writes
+	cand  []int32
+	pcand []pentry
+	// scratch of index: a write_txn's covers, by its keys' order
+	txCov []int32
 
 	g1 *graph // session order + reads-from (after dropping cycles)
 
 	// vector clocks
-	S     int
-	cur   []uint32 // S×S: current clock of each session
-	snaps []uint32 // snapshots of S entries each
-	last  []int32  // last snapshot of each session, -1 none
-	dirty []bool
-	pre   []uint32 // a read_txn's clock before its reads
+	S   int
+	cur []uint32 // S×S: current clock of each session
+	// snapshots of S entries each, snapChunk of them per chunk (so that
+	// a long history's clocks are never copied to grow)
+	snapChunks [][]uint32
+	nSnaps     int32
+	snapShift  uint
+	last       []int32 // last snapshot of each session, -1 none
+	dirty      []bool
+	pre        []uint32 // a read_txn's clock before its reads
 
 	cfs []cfEdge
 
@@ -181,7 +213,7 @@ func (c *checker) build() {
 	// Reads, in node order; a read_txn's keys sorted by name.
 	readCount := make(map[int32]int32) // failed write -> successful reads of it
 	add := func(i, kid, val int32) {
-		it := item{node: i, key: kid, src: srcNull}
+		it := item{node: i, key: kid, src: srcNull, from: -1}
 		if val >= 0 {
 			if w := wNode[val]; w >= 0 && wKey[val] == kid {
 				it.src = w
@@ -194,6 +226,17 @@ func (c *checker) build() {
 		}
 		c.items = append(c.items, it)
 	}
+	nItems := 0
+	for i := range int32(n) {
+		switch {
+		case t.failed(i) || !t.isRead(i):
+		case t.op(i) == opGet:
+			nItems++
+		default:
+			nItems += len(t.txOf(i))
+		}
+	}
+	c.items = make([]item, 0, nItems)
 	for i := range int32(n) {
 		c.itemOff[i] = int32(len(c.items))
 		if t.failed(i) || !t.isRead(i) {
@@ -252,6 +295,14 @@ func (c *checker) build() {
 		cnt[k] += cnt[k-1]
 	}
 	c.went = make([]wentry, cnt[K])
+	c.ring = make([]int32, K+1)
+	for k := range K {
+		r := int32(1)
+		for r < ringMax && r < cnt[k+1]-cnt[k] {
+			r *= 2
+		}
+		c.ring[k+1] = c.ring[k] + r
+	}
 	fill := slices.Clone(cnt[:K])
 	lastSess := make([]int32, K)
 	for k := range lastSess {
@@ -352,7 +403,7 @@ func (c *checker) vcAt(w int32, u int32) uint32 {
 	if u == c.sess[w] {
 		return c.idx[w]
 	}
-	return c.snaps[int(c.snapOf[w])*c.S+int(u)]
+	return c.snap(c.snapOf[w])[u]
 }
 
 // inPast reports whether write x is in the causal past described by the
@@ -384,12 +435,42 @@ func (c *checker) wBefore(a, b int32) bool {
 // returns it.
 func (c *checker) snapshot(s int32) int32 {
 	if c.last[s] < 0 || c.dirty[s] {
-		id := int32(len(c.snaps) / c.S)
-		c.snaps = append(c.snaps, c.cur[int(s)*c.S:int(s+1)*c.S]...)
+		id := c.newSnap()
+		copy(c.snap(id), c.cur[int(s)*c.S:int(s+1)*c.S])
 		c.last[s] = id
 		c.dirty[s] = false
 	}
 	return c.last[s]
+}
+
+// maxSnapShift bounds a chunk of snapshots to 4096 of them.
+const maxSnapShift = 12
+
+// initSnaps prepares the snapshots for at most most of them (a bound)
+// and makes snapshot 0, the empty clock.
+func (c *checker) initSnaps(most int) {
+	c.snapShift = 0
+	for 1<<c.snapShift < most && c.snapShift < maxSnapShift {
+		c.snapShift++
+	}
+	c.newSnap()
+}
+
+// newSnap adds a zero snapshot and returns its ID.
+func (c *checker) newSnap() int32 {
+	id := c.nSnaps
+	if int(id>>c.snapShift) == len(c.snapChunks) {
+		c.snapChunks = append(c.snapChunks, make([]uint32, c.S<<c.snapShift))
+	}
+	c.nSnaps++
+	return id
+}
+
+// snap returns snapshot id.
+func (c *checker) snap(id int32) []uint32 {
+	ch := c.snapChunks[id>>c.snapShift]
+	o := int(id&(1<<c.snapShift-1)) * c.S
+	return ch[o : o+c.S : o+c.S]
 }
 
 // clocks computes vector clocks in topological order and checks every read.
@@ -404,7 +485,16 @@ func (c *checker) clocks() {
 		c.last[i] = -1
 	}
 	// Snapshot 0: the empty clock, for failed writes before any chain op.
-	c.snaps = make([]uint32, S, S*1024)
+	// Others are taken at writes, chain or failed.
+	most := 1
+	for v := range int32(c.n) {
+		if c.kind[v] == kFailed || c.kind[v] == kChain && c.t.isWrite(v) {
+			most++
+		}
+	}
+	c.initSnaps(most)
+	c.pw = make([]pentry, c.ring[len(c.keyNames)])
+	c.seq = make([]int32, len(c.keyNames))
 	c.failedReaders()
 	g := c.g1
 	c.topo = make([]int32, c.n)
@@ -428,6 +518,7 @@ func (c *checker) clocks() {
 			c.read(v, row)
 		} else {
 			c.snapOf[v] = c.snapshot(s)
+			c.index(v, row)
 		}
 		// Failed writes right after v in its session share its clock.
 		for j := g.off[v]; j < g.off[v+1]; j++ {
@@ -441,7 +532,6 @@ func (c *checker) clocks() {
 // read joins the clocks of what read node v read into row (its session's
 // clock) and checks each of its reads.
 func (c *checker) read(v int32, row []uint32) {
-	S := c.S
 	s := c.sess[v]
 	its := c.items[c.itemOff[v]:c.itemOff[v+1]]
 	txn := len(its) > 1
@@ -455,7 +545,7 @@ func (c *checker) read(v int32, row []uint32) {
 			continue
 		}
 		w := it.src
-		snap := c.snaps[int(c.snapOf[w])*S : int(c.snapOf[w]+1)*S]
+		snap := c.snap(c.snapOf[w])
 		for u, x := range snap {
 			if x > row[u] {
 				row[u] = x
@@ -503,40 +593,13 @@ func (c *checker) read(v int32, row []uint32) {
 			return false
 		}
 		// The candidates w2: the last write of each session to the key
-		// within the read's past. Most are decided from the group's
-		// bounds and w1's clock (vc, in cache), without touching the
-		// writes themselves, spread over a large history.
+		// within the read's past that is not w1 nor in w1's past.
 		var vc []uint32
 		if w1 >= 0 {
-			vc = c.snaps[int(c.snapOf[w1])*S : int(c.snapOf[w1]+1)*S]
+			vc = c.snap(c.snapOf[w1])
 		}
-		for _, gr := range c.kgroups[c.kgOff[it.key]:c.kgOff[it.key+1]] {
-			lim := row[gr.sess]
-			if lim == 0 || gr.first > lim {
-				continue
-			}
-			if w1 >= 0 {
-				// Every write of gr up to lim is in w1's past when lim
-				// or the group's last write is (vcAt, from vc).
-				at := vc[gr.sess]
-				if gr.sess == c.sess[w1] {
-					at = c.idx[w1]
-				}
-				if lim <= at || gr.last <= at {
-					continue
-				}
-			}
-			ws := c.went[gr.start:gr.end]
-			// Last write of this session to the key within the past.
-			j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
-			// The common case, decided from w1's clock alone (no lookup
-			// of w2's node, which is far away in a large history): w2,
-			// a chain write of session gr.sess at position ws[j].idx, is
-			// w1 itself or in w1's causal past.
-			if w1 >= 0 && (ws[j].node == w1 || c.vcAt(w1, gr.sess) >= ws[j].idx) {
-				continue
-			}
-			if consider(ws[j].node) {
+		for _, e := range c.chainCandidates(it, row, vc) {
+			if consider(e.node) {
 				break
 			}
 		}
@@ -561,6 +624,205 @@ func (c *checker) read(v int32, row []uint32) {
 		}
 		c.recs = append(c.recs, rec{rule: rule, node: v, item: itemIdx, w2: stale})
 	}
+}
+
+// walkSlack is how many more entries than the key has writing sessions
+// chainCandidates walks before it looks at the sessions instead.
+const walkSlack = 8
+
+// chainCandidates returns, by session, the last chain write of each
+// session to it.key within the past described by row that is neither
+// it.src (w1) nor in w1's past (vc: w1's clock; nil when w1 is null):
+// those a read of it.key that returned w1 has to consider, in the order
+// it considers them.
+//
+// A candidate was visited before the read (it is in its past) and is not
+// within w1's cover (which is in w1's past), so it is among the writes to
+// the key visited after w1's cover ends: in a causal history a few,
+// however long the history. Those are walked when they are still in the
+// key's ring and no more than the sessions that wrote the key (plus
+// walkSlack); otherwise (groupCandidates) each such session's writes are
+// searched.
+func (c *checker) chainCandidates(it *item, row, vc []uint32) []pentry {
+	k, w1 := it.key, it.src
+	from, to := max(it.from, 0), c.seq[k]
+	base, size := c.ring[k], c.ring[k+1]-c.ring[k]
+	if to-from > size || to-from > c.kgOff[k+1]-c.kgOff[k]+walkSlack {
+		return c.groupCandidates(k, w1, row, vc)
+	}
+	if crossCheckHook != nil {
+		defer func() { crossCheckHook(slices.Clone(c.pcand), c.groupCandidates(k, w1, row, vc)) }()
+	}
+	cand := c.pcand[:0]
+	s1, i1 := int32(-1), uint32(0)
+	if w1 >= 0 {
+		s1, i1 = c.sess[w1], c.idx[w1]
+	}
+	for q := from; q < to; q++ {
+		e := c.pw[base+q&(size-1)]
+		if row[e.sess] < e.idx {
+			continue // not in the read's past
+		}
+		if w1 >= 0 {
+			at := vc[e.sess]
+			if e.sess == s1 {
+				at = i1
+			}
+			if e.idx <= at {
+				continue // w1 or in w1's past
+			}
+		}
+		cand = append(cand, e)
+	}
+	c.pcand = cand
+	if len(cand) < 2 {
+		return cand
+	}
+	if w1 < 0 {
+		// A null read is stale from the first session's on: only it
+		// counts.
+		i := 0
+		for j, e := range cand {
+			if e.sess < cand[i].sess || e.sess == cand[i].sess && e.idx > cand[i].idx {
+				i = j
+			}
+		}
+		cand[0] = cand[i]
+		c.pcand = cand[:1]
+		return c.pcand
+	}
+	// The last of each session's.
+	slices.SortFunc(cand, func(a, b pentry) int {
+		if a.sess != b.sess {
+			return int(a.sess - b.sess)
+		}
+		return cmp.Compare(b.idx, a.idx)
+	})
+	out := cand[:1]
+	for _, e := range cand[1:] {
+		if e.sess != out[len(out)-1].sess {
+			out = append(out, e)
+		}
+	}
+	c.pcand = out
+	return out
+}
+
+// crossCheckHook, when set (by a test), is handed what chainCandidates
+// found by walking the visited writes and what groupCandidates finds
+// for the same read, whenever the walk was taken.
+var crossCheckHook func(walk, groups []pentry)
+
+// groupCandidates is chainCandidates from the writes of each session that
+// wrote key k.
+func (c *checker) groupCandidates(k, w1 int32, row, vc []uint32) []pentry {
+	cand := c.pcand[:0]
+	for _, gr := range c.kgroups[c.kgOff[k]:c.kgOff[k+1]] {
+		lim := row[gr.sess]
+		if lim == 0 || gr.first > lim {
+			continue
+		}
+		at := uint32(0)
+		if w1 >= 0 {
+			// Every write of gr up to lim is in w1's past when lim
+			// or the group's last write is (vcAt, from vc).
+			at = vc[gr.sess]
+			if gr.sess == c.sess[w1] {
+				at = c.idx[w1]
+			}
+			if lim <= at || gr.last <= at {
+				continue
+			}
+		}
+		ws := c.went[gr.start:gr.end]
+		// Last write of this session to the key within the past.
+		j := sort.Search(len(ws), func(j int) bool { return ws[j].idx > lim }) - 1
+		// w2, a chain write of session gr.sess at position ws[j].idx,
+		// is w1 itself or in w1's causal past.
+		if w1 >= 0 && (ws[j].node == w1 || at >= ws[j].idx) {
+			continue
+		}
+		cand = append(cand, pentry{node: ws[j].node, sess: gr.sess, idx: ws[j].idx})
+		if w1 < 0 {
+			break // a null read is stale from the first one on
+		}
+	}
+	c.pcand = cand
+	return cand
+}
+
+// index appends chain write v (visited, with clock row) to the visited
+// writes of each key it wrote, with its cover there, and hands the cover
+// to the items that read it.
+func (c *checker) index(v int32, row []uint32) {
+	t := c.t
+	if t.op(v) != opWriteTxn {
+		cov := c.place(t.key[v], v, row)
+		g := c.g1
+		for j := g.off[v]; j < g.off[v+1]; j++ {
+			if lab := g.lab[j]; lab >= 0 {
+				c.items[lab].from = cov
+			}
+		}
+		return
+	}
+	tx := t.txOf(v)
+	covs := c.txCov[:0]
+	for _, e := range tx {
+		covs = append(covs, c.place(e.key, v, row))
+	}
+	c.txCov = covs
+	g := c.g1
+	for j := g.off[v]; j < g.off[v+1]; j++ {
+		lab := g.lab[j]
+		if lab < 0 {
+			continue
+		}
+		it := &c.items[lab]
+		// tx is sorted by key name.
+		i, _ := slices.BinarySearchFunc(tx, c.keyNames[it.key], func(e txKV, name string) int {
+			return strings.Compare(c.keyNames[e.key], name)
+		})
+		it.from = covs[i]
+	}
+}
+
+// ringMax bounds the latest writes kept per key (fewer for a key with
+// fewer writes); a power of two. A variable so that tests can make rings
+// overflow.
+var ringMax int32 = 32
+
+// coverSteps bounds the entries place looks at on either side.
+const coverSteps = 32
+
+// place appends chain write v, with clock row, to key k's visited writes
+// and returns its cover: the cover of the latest earlier write in v's
+// past (within coverSteps of the end, and still in the ring), extended
+// over the writes after it that are in v's past too.
+func (c *checker) place(k, v int32, row []uint32) int32 {
+	p := c.seq[k]
+	c.seq[k]++
+	base, size := c.ring[k], c.ring[k+1]-c.ring[k]
+	mask := size - 1
+	oldest := max(p-size, 0) // the ring holds writes oldest to p-1
+	cov := int32(0)
+	for q := p - 1; q >= oldest && q >= p-coverSteps; q-- {
+		if e := &c.pw[base+q&mask]; row[e.sess] >= e.idx {
+			cov = e.cov
+			break
+		}
+	}
+	for steps := 0; cov >= oldest && cov < p && steps < coverSteps; steps++ {
+		if e := &c.pw[base+cov&mask]; row[e.sess] < e.idx {
+			break
+		}
+		cov++
+	}
+	if cov == p {
+		cov = p + 1 // and v itself
+	}
+	c.pw[base+p&mask] = pentry{node: v, sess: c.sess[v], idx: c.idx[v], cov: cov}
+	return cov
 }
 
 // failedReaders lays out, per key, the readers of its failed writes

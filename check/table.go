@@ -45,7 +45,12 @@ type table struct {
 	sessNames, dcNames, keyNames []string
 	sessID, dcID, keyID          map[string]int32
 	values                       *valueSet
-	dels                         map[string]bool // values (tombstone IDs) written by dels
+	// lastWrite is, per key, the value the latest write to it (in the
+	// history's order) wrote: what a read of the key usually returns,
+	// recognised without a lookup in values (nor, when it is short, a
+	// look at values' bytes, far away in a long history).
+	lastWrite []lastValue
+	dels      map[string]bool // values (tombstone IDs) written by dels
 	// firstWrite, when not nil, is the line of each value's first write
 	// (0: none yet), to refuse a value written twice as history.Parse
 	// does (scanTable reads without the parser's check).
@@ -98,11 +103,50 @@ func intern(m map[string]int32, names *[]string, s string) int32 {
 	return id
 }
 
-func (t *table) keyOf(s string) int32 { return intern(t.keyID, &t.keyNames, s) }
+// lastValue is a value's ID (-1: none) and, when it has at most
+// len(text) bytes, its text.
+type lastValue struct {
+	id   int32
+	n    uint8 // bytes in text; 0xff: longer than text
+	text [11]byte
+}
 
-func (t *table) valOf(p *string) int32 {
+// is reports whether the value is s (t holds the values).
+func (l *lastValue) is(t *table, s string) bool {
+	if l.id < 0 {
+		return false
+	}
+	if l.n != 0xff {
+		return int(l.n) == len(s) && string(l.text[:l.n]) == s
+	}
+	return string(t.values.bytes(l.id)) == s
+}
+
+func (t *table) keyOf(s string) int32 {
+	id := intern(t.keyID, &t.keyNames, s)
+	if int(id) == len(t.lastWrite) {
+		t.lastWrite = append(t.lastWrite, lastValue{id: -1})
+	}
+	return id
+}
+
+// valOf interns the value *p (nil: null, -1) that an operation read
+// from or wrote to key.
+func (t *table) valOf(key int32, p *string, write bool) int32 {
 	if p == nil {
 		return -1
+	}
+	l := &t.lastWrite[key]
+	if write {
+		l.id = t.values.intern(*p)
+		l.n = 0xff
+		if len(*p) <= len(l.text) {
+			l.n = uint8(copy(l.text[:], *p))
+		}
+		return l.id
+	}
+	if l.is(t, *p) {
+		return l.id
 	}
 	return t.values.intern(*p)
 }
@@ -151,7 +195,8 @@ func (t *table) add(line int, op *history.Op) error {
 		default:
 			k = opDel
 		}
-		key, val = t.keyOf(op.Key), t.valOf(op.Value)
+		key = t.keyOf(op.Key)
+		val = t.valOf(key, op.Value, op.Op != history.Get)
 		if op.Op == history.Del && op.Value != nil {
 			t.dels[*op.Value] = true
 		}
@@ -177,10 +222,10 @@ func (t *table) add(line int, op *history.Op) error {
 		for _, n := range names {
 			e := txKV{key: t.keyOf(n)}
 			if k == opReadTxn {
-				e.val = t.valOf(op.Reads[n])
+				e.val = t.valOf(e.key, op.Reads[n], false)
 			} else {
 				w := op.Writes[n]
-				e.val = t.valOf(&w)
+				e.val = t.valOf(e.key, &w, true)
 				if err := t.claim(line, e.val); err != nil {
 					return err
 				}

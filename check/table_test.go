@@ -71,3 +71,42 @@ func TestCheckReaderAgreesWithCheck(t *testing.T) {
 		t.Error("the injected read was not caught")
 	}
 }
+
+// TestReadsFindTheirValues: a read's value ID is the ID of the value it
+// returned, whether it is its key's latest write (recognised from the
+// key's lastWrite, its text inline when short) or not, short or long,
+// written to that key or another, or never written.
+func TestReadsFindTheirValues(t *testing.T) {
+	long := strings.Repeat("v", 30)
+	vals := []string{"", "a", "b", "ab", "abcdefghijk", "abcdefghijz", "abcdefghijkl", long, long + "1", "a" + long}
+	var ops []history.Op
+	s := func(v string) *string { return &v }
+	for i, v := range vals {
+		k := []string{"x", "y"}[i%2]
+		ops = append(ops, history.Op{Session: "w", DC: "d", Op: history.Put, Key: k, Value: s(v)})
+		for _, r := range vals[:i+1] {
+			ops = append(ops,
+				history.Op{Session: "r", DC: "d", Op: history.Get, Key: k, Value: s(r)},
+				history.Op{Session: "r", DC: "d", Op: history.Get, Key: "z", Value: s(r)},
+				history.Op{Session: "r", DC: "d", Op: history.ReadTxn, Reads: map[string]*string{k: s(r), "z": s(r + "?")}})
+		}
+	}
+	tb := tableOf(&history.History{Ops: ops})
+	for i := range int32(tb.n) {
+		check := func(id int32, want *string) {
+			if want == nil {
+				return
+			}
+			if got, ok := tb.values.lookup(*want); !ok || got != id || tb.values.text(id) != *want {
+				t.Fatalf("op %d: value ID %d (%q), want %d for %q", i, id, tb.values.text(id), got, *want)
+			}
+		}
+		if op := ops[i]; op.Op == history.ReadTxn {
+			for _, e := range tb.txOf(i) {
+				check(e.val, op.Reads[tb.keyNames[e.key]])
+			}
+		} else {
+			check(tb.val[i], op.Value)
+		}
+	}
+}
