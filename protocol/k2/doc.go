@@ -149,4 +149,14 @@
 //   - A moved session's read_ts is raised to the clock each dependency's
 //     server answered at (at or above the dependency's EVT there), not to
 //     the EVT itself, which DepOK does not carry.
+//   - Fast warm-up, simulator only (sim --warm-reads, bench.SimSpec's
+//     WarmReads; server.prewarm): §VII-B drops its runs' first 9 minutes
+//     while the caches fill. Given a warm-up of reads that were drawn but
+//     not run (protocol.Dataset's Warm: the keys read, least recently
+//     first), a server on its first incarnation starts its LRU with the
+//     loaded values (version 0) of the most recently read non-replica keys
+//     it owns, as those reads, all before any write, would have fetched
+//     and cached them. The values are the loaded versions' own, so every
+//     read they serve is one a fetch would have served; writes then
+//     replace them in the run's own warm-up. PaRiS* has no cache to fill.
 package k2
