@@ -40,8 +40,10 @@
 //     backlog after a partition is not buried under retransmissions of
 //     what it has queued but not yet served.
 //   - Replicated commit (§IV-A): that remote coordinator checks the deps
-//     against the local servers owning them (answered once that exact
-//     version is committed), asks every local participant to prepare (a
+//     against the local servers owning them, one DepCheck per server
+//     naming all of its deps (a server answers those already committed in
+//     one DepOK and each other one alone once that exact version is
+//     committed; scenario dep_checks_batched), asks every local participant to prepare (a
 //     replica key only once its value is in IncomingWrites; the pending
 //     mark is persisted), then sets the DC's EVT to its current time,
 //     commits, and sends RemoteCommit until every participant acknowledges.
@@ -114,7 +116,7 @@
 // RemotePrepare/RemotePrepared, RemoteCommit/RemoteCommitAck (remote
 // coordinator ↔ local participants, ~20 B + keys); DepCheck/DepOK (remote
 // coordinator, or a session resumed from a token, ↔ local dep owner,
-// ~25 B).
+// ~10 B + ~20 B per dep).
 //
 // Deliberate deviations:
 //   - The origin coordinator replicates the whole transaction (phase 1 for
