@@ -165,3 +165,43 @@ func TestK2ConvergesAfterLongFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestK2WarmReadsStartTheCacheWarm: with SimSpec.WarmReads a k2 run on
+// K2's setting starts with its DC caches as that many reads would have
+// left them (server.prewarm), so its read-only transactions are all-local
+// far more often from the first second than in a cold run of the same
+// seed, and the history still passes the checker.
+func TestK2WarmReadsStartTheCacheWarm(t *testing.T) {
+	p, err := protocol.Lookup("k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Lookup("k2-emulab6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Lookup("k2-default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordCount = 20_000
+	local := map[int]float64{}
+	for _, warm := range []int{0, 8000} {
+		res, err := RunSim(SimSpec{Protocol: p, Topology: tp, Workload: w, Seed: 3, Duration: 2 * time.Second,
+			Clients: 24, ServiceTime: 100 * time.Microsecond, WarmReads: warm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Check.OK {
+			t.Fatalf("warm reads %d: %s", warm, res.Check.FirstViolation())
+		}
+		if res.AllLocalFraction == nil {
+			t.Fatal("no all_local_fraction")
+		}
+		local[warm] = *res.AllLocalFraction
+	}
+	t.Logf("all-local: cold %.3f, warm %.3f", local[0], local[8000])
+	if local[8000] < local[0]+0.2 {
+		t.Errorf("all-local share %.3f with 8000 warm reads, %.3f cold: want the warm run far ahead", local[8000], local[0])
+	}
+}

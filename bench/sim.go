@@ -87,6 +87,14 @@ type SimSpec struct {
 	// below Duration. It is the one warm-up of every run (sim --warmup,
 	// the reproductions).
 	Warmup time.Duration
+	// WarmReads, when positive, starts the run after a warm-up of that
+	// many read operations per DC that the simulator does not run: their
+	// keys are drawn from the workload (Workload.WarmOrder, seeded by
+	// Seed) and handed to every node in the dataset (Dataset.Warm), and a
+	// protocol with a cache starts it as those reads would have left it
+	// (k2's LRU holds the loaded values of the most recently read keys it
+	// would have fetched). With the load phase only (not NoLoad).
+	WarmReads int
 }
 
 // progressSteps is how many times a run reports progress.
@@ -280,7 +288,11 @@ func (spec SimSpec) loaded() *protocol.Dataset {
 	if spec.NoLoad {
 		return nil
 	}
-	return spec.Workload.Dataset()
+	d := spec.Workload.Dataset()
+	if spec.WarmReads > 0 {
+		d.Warm = spec.Workload.WarmOrder(spec.WarmReads, sim.NewRand(spec.Seed, "warm-reads"))
+	}
+	return d
 }
 
 // checkRun runs the checker and adds the runtime's divergence findings.

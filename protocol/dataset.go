@@ -31,6 +31,14 @@ type Dataset struct {
 	// ValueSize is the size of each loaded value in bytes (never shorter
 	// than LoadedPrefix, the key and '#').
 	ValueSize int
+	// Warm, when set, is a warm-up that has already happened: the indexes
+	// of the records its reads touched, each once, least recently read
+	// first (workload.Workload.WarmOrder). A protocol with a cache may
+	// start each cache as those reads, with no write among them, would
+	// have left it: the loaded values of the most recently read keys it
+	// would cache (k2's LRU, a fast warm-up for k2.txt §VII-B's long
+	// one). Nil: caches start empty. Only the simulator sets it.
+	Warm []int64
 }
 
 // Has reports whether key is one of the dataset's records.
@@ -69,4 +77,14 @@ func (d *Dataset) Value(key string) []byte {
 		b[i] = 'a' + byte(i%26)
 	}
 	return b
+}
+
+// Key returns the name of record i: KeyPrefix followed by i in decimal,
+// zero-padded to at least KeyDigits digits.
+func (d *Dataset) Key(i int64) string {
+	digits := strconv.FormatInt(i, 10)
+	for len(digits) < d.KeyDigits {
+		digits = "0" + digits
+	}
+	return d.KeyPrefix + digits
 }

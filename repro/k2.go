@@ -17,22 +17,40 @@ import (
 
 // K2's reproduction defaults (Options fields left zero).
 const (
-	// K2Duration is each run's virtual time, its warm-up included.
-	K2Duration = 60 * time.Second
-	// K2Warmup is the start of each run whose operations are dropped
-	// (§VII-B drops the first 9 of 12 minutes, while the caches warm; at
-	// zipf 0.9 a DC's cache of 5% of 100,000 keys still gains after
-	// 150 s).
-	K2Warmup = 45 * time.Second
+	// K2Duration is each latency run's virtual time, its warm-up
+	// included.
+	K2Duration = 40 * time.Second
+	// K2Warmup is the start of each latency run whose operations are
+	// dropped (§VII-B drops the first 9 of 12 minutes, while the caches
+	// warm). The caches start warm (K2WarmReads); this warm-up lets the
+	// writes replace what they supersede and the queues settle.
+	K2Warmup = 20 * time.Second
 	// K2Clients is the closed-loop clients of the latency runs, spread
-	// over the 6 DCs (the paper: "medium load", count not given).
+	// over the 6 DCs (the paper: "medium load", count not given), and the
+	// first point of Fig. 9's sweep.
 	K2Clients = 64
-	// K2Records is the key count (the paper: 1M; a cache of 5% of 1M
-	// keys takes about ten times the reads of 100,000's to warm).
-	K2Records = 100_000
-	// K2SweepMax bounds Fig. 9's client sweep (runs with more clients
-	// take minutes each on a shared machine).
-	K2SweepMax = 256
+	// K2Records is the key count, the paper's 1M.
+	K2Records = 1_000_000
+	// K2WarmReadsPer100k is the reads per DC, per 100,000 keys, whose
+	// cache state every run starts in (bench.SimSpec.WarmReads): 400,000
+	// at 1M keys, after which an exact LRU of 5% of the keys is in its
+	// steady state (lruModel) where a simulated warm-up at 64 clients
+	// takes 13 minutes of virtual time at zipf 0.9.
+	K2WarmReadsPer100k = 40_000
+	// K2PeakServiceTime is each server's time per message in Fig. 9's
+	// runs: eight times K2ServiceTime, so that k2's and rad's servers
+	// saturate with hundreds of clients instead of thousands (a peak is
+	// the servers' capacity over the cost of a transaction, so the ratio
+	// of two systems' peaks does not depend on it).
+	K2PeakServiceTime = 4 * time.Millisecond
+	// K2PeakDuration is each Fig. 9 run's virtual time; the first half
+	// is its warm-up.
+	K2PeakDuration = 20 * time.Second
+	// K2SweepMax bounds Fig. 9's client sweep.
+	K2SweepMax = 1024
+	// K2SaturationGain is the least rise in throughput per doubling of
+	// the clients that counts as not yet saturated in Fig. 9's sweep.
+	K2SaturationGain = 0.05
 )
 
 // k2Protos are the protocols of Fig. 8, in the report's order.
@@ -164,6 +182,15 @@ func (o Options) k2Defaults() Options {
 	if o.ServiceTime <= 0 {
 		o.ServiceTime = K2ServiceTime
 	}
+	if o.PeakServiceTime <= 0 {
+		o.PeakServiceTime = K2PeakServiceTime
+	}
+	if o.PeakDuration <= 0 {
+		o.PeakDuration = K2PeakDuration
+	}
+	if o.WarmReads == 0 {
+		o.WarmReads = max(1, o.Records/100_000) * K2WarmReadsPer100k
+	}
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
@@ -198,11 +225,7 @@ func k2(opts Options) (*k2Runner, error) {
 		if s.fig9 == "" {
 			continue
 		}
-		for _, n := range k.sweepPlan() {
-			if !s.fig8 || n != opts.LatencyClients { // else the latency run is that point
-				k.total += len(s.sweepProtos())
-			}
-		}
+		k.total += len(k.sweepPlan()) * len(s.sweepProtos())
 	}
 	if err := os.MkdirAll(filepath.Join(opts.Dir, RunsDir), 0o755); err != nil {
 		return nil, err
@@ -226,8 +249,9 @@ func k2(opts Options) (*k2Runner, error) {
 	return k, f.Close()
 }
 
-// simSetting runs proto in setting s with n clients.
-func (k *k2Runner) simSetting(proto string, s k2Setting, n int) (*run, error) {
+// simSetting runs proto in setting s with n clients: a latency run, or
+// with peak a Fig. 9 run (Options.PeakServiceTime and PeakDuration).
+func (k *k2Runner) simSetting(proto string, s k2Setting, n int, peak bool) (*run, error) {
 	w, err := s.workload(k.opts.Records)
 	if err != nil {
 		return nil, err
@@ -236,7 +260,13 @@ func (k *k2Runner) simSetting(proto string, s k2Setting, n int) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.simulate(spec{protocol: proto, workload: w, topo: t, threads: n, collect: true, warmup: k.opts.Warmup})
+	sp := spec{protocol: proto, workload: w, topo: t, threads: n, collect: true, warmup: k.opts.Warmup,
+		warmReads: max(0, k.opts.WarmReads)}
+	if peak {
+		sp.duration, sp.warmup, sp.serviceTime = k.opts.PeakDuration, k.opts.PeakDuration/2, k.opts.PeakServiceTime
+		sp.label = proto + "-peak"
+	}
+	return k.simulate(sp)
 }
 
 // latencyRuns runs every protocol in each Fig. 8 setting.
@@ -247,7 +277,7 @@ func (k *k2Runner) latencyRuns() error {
 		}
 		k.lat[s.id] = map[string]*run{}
 		for _, p := range k2Protos {
-			r, err := k.simSetting(p, s, k.opts.LatencyClients)
+			r, err := k.simSetting(p, s, k.opts.LatencyClients, false)
 			if err != nil {
 				return err
 			}
@@ -280,9 +310,9 @@ func (s k2Setting) sweepProtos() []string {
 }
 
 // throughputSweeps finds k2's and rad's peak throughput in each Fig. 9
-// setting: without Options.Threads, clients double until the throughput
-// (of the operations after the warm-up) rises by less than
-// SaturationGain, as the karma reproduction's Fig. 7.
+// setting, with servers Options.PeakServiceTime per message: without
+// Options.Threads, clients double until the throughput (of the operations
+// after the warm-up) rises by less than K2SaturationGain.
 func (k *k2Runner) throughputSweeps() error {
 	plan := k.sweepPlan()
 	adaptive := len(k.opts.Threads) == 0
@@ -297,23 +327,16 @@ func (k *k2Runner) throughputSweeps() error {
 		for _, p := range s.sweepProtos() {
 			var prev *run
 			for i, n := range plan {
-				r := k.lat[s.id][p] // the latency run, when it has n clients
-				if r == nil || r.threads != n {
-					var err error
-					if r, err = k.simSetting(p, s, n); err != nil {
-						return err
-					}
+				r, err := k.simSetting(p, s, n, true)
+				if err != nil {
+					return err
 				}
 				k.sweep[s.id][p] = append(k.sweep[s.id][p], r)
 				if best := k.peak[s.id][p]; best == nil || r.throughput() > best.throughput() {
 					k.peak[s.id][p] = r
 				}
-				if adaptive && prev != nil && r.throughput() < (1+SaturationGain)*prev.throughput() {
-					for _, m := range plan[i+1:] { // the runs this sweep skips
-						if k.lat[s.id][p] == nil || m != k.opts.LatencyClients {
-							k.total--
-						}
-					}
+				if adaptive && prev != nil && r.throughput() < (1+K2SaturationGain)*prev.throughput() {
+					k.total -= len(plan) - i - 1 // the runs this sweep skips
 					break
 				}
 				prev = r

@@ -80,6 +80,16 @@ type Options struct {
 	LatencyClients int
 	// Records is the K2 workloads' key count (default K2Records).
 	Records int
+	// WarmReads is the reads per DC whose cache state each K2 run starts
+	// in (bench.SimSpec.WarmReads; default K2WarmReadsPer100k per 100,000
+	// Records; negative: none, the caches start empty).
+	WarmReads int
+	// PeakServiceTime is each server's cost per message in K2's Fig. 9
+	// runs (default K2PeakServiceTime).
+	PeakServiceTime time.Duration
+	// PeakDuration is the virtual time of each K2 Fig. 9 run, the first
+	// half dropped (default K2PeakDuration).
+	PeakDuration time.Duration
 	// Progress, when set, is told about each run as it starts: run i of n.
 	Progress func(i, n int, what string)
 	// RunProgress, when set, is told how far the current run's virtual

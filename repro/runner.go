@@ -57,6 +57,10 @@ type spec struct {
 	// label, when set, names the run's protocol in the report (a protocol
 	// on a variant topology, e.g. "fawn-kv-3").
 	label string
+	// serviceTime, when positive, replaces Options.ServiceTime.
+	serviceTime time.Duration
+	// warmReads is the run's bench.SimSpec.WarmReads.
+	warmReads int
 }
 
 // runner runs a report's simulations, numbers them for the progress
@@ -107,6 +111,11 @@ func (k *runner) sim(s spec) (*run, error) {
 	if s.opTimeout <= 0 {
 		s.opTimeout = 5 * time.Second
 	}
+	if s.serviceTime <= 0 {
+		s.serviceTime = k.opts.ServiceTime
+	} else if s.serviceTime != k.opts.ServiceTime {
+		what += fmt.Sprintf(", %v per message", s.serviceTime)
+	}
 	if k.opts.Progress != nil {
 		k.opts.Progress(k.done, k.total, what)
 	}
@@ -117,10 +126,10 @@ func (k *runner) sim(s spec) (*run, error) {
 		onDone = ops.add
 	}
 	res, err := bench.RunSim(bench.SimSpec{Protocol: p, Topology: topo, Workload: s.workload, Seed: k.opts.Seed,
-		Duration: s.duration, Clients: s.threads, ServiceTime: k.opts.ServiceTime, Cost: k.opts.Cost,
+		Duration: s.duration, Clients: s.threads, ServiceTime: s.serviceTime, Cost: k.opts.Cost,
 		Jitter: k.jitter, OpTimeout: s.opTimeout, Faults: s.faults, Timeline: s.timeline,
 		ClientRate: s.rate, OpsPerClient: s.opsPerClient, Progress: k.opts.RunProgress, Context: k.opts.Context, OnDone: onDone,
-		Warmup: s.warmup})
+		Warmup: s.warmup, WarmReads: s.warmReads})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %d threads: %w", name, s.workload.Name, s.threads, err)
 	}

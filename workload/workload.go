@@ -35,6 +35,7 @@ package workload
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -645,4 +646,34 @@ func (c *Client) distinctKeys(n int) []int64 {
 // live cluster. Keys inserted during the run are not loaded.
 func (w Workload) Dataset() *protocol.Dataset {
 	return &protocol.Dataset{Records: int64(w.RecordCount), KeyPrefix: KeyPrefix, KeyDigits: keyDigits, ValueSize: w.ValueSize}
+}
+
+// WarmOrder draws reads read operations' keys as a client of w would (a
+// read_txn's distinct keys when w has read transactions, else one key),
+// with no write among them, and returns the indexes of the keys they
+// touched, each once, least recently read first: what an LRU cache fed
+// by those reads holds is the tail of the list (protocol.Dataset.Warm).
+// It is deterministic in rng.
+func (w Workload) WarmOrder(reads int, rng *rand.Rand) []int64 {
+	c := w.NewClient("warm", rng)
+	last := make(map[int64]int, min(reads*max(1, w.TxnKeys), w.RecordCount))
+	n := 0 // draws so far: a key's last is its latest draw's number
+	for range reads {
+		keys := []int64{0}
+		if w.ReadTxnProportion > 0 {
+			keys = c.distinctKeys(c.txnKeys())
+		} else {
+			keys[0] = c.drawKey()
+		}
+		for _, k := range keys {
+			n++
+			last[k] = n
+		}
+	}
+	order := make([]int64, 0, len(last))
+	for k := range last {
+		order = append(order, k)
+	}
+	slices.SortFunc(order, func(a, b int64) int { return cmp.Compare(last[a], last[b]) })
+	return order
 }

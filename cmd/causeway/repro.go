@@ -192,18 +192,21 @@ latency CDFs, all-local shares and rad's second rounds in the default
 workload and panels a–f (0% writes, zipf 1.4, f = 3, 5% writes, zipf 0.9,
 f = 1), the TAO-like workload, Fig. 9's peak throughput of k2 and rad per
 setting, its cache sizes of 1% and 15% included (clients double until
-throughput rises by less than 10%), and §VII-D's write latency and
+throughput rises by less than 5%), and §VII-D's write latency and
 staleness. Every run is checked.
 
-The defaults scale the paper down to minutes on two cores: 100,000 keys
-(the caches stay 5% of them) drawn with the zipf law over exactly the keys,
-60 s of virtual time per run of which the first 45 s are dropped while the
-caches warm, 64 clients, a sweep of 64 to 256 clients (--sweep 64,128:
-44 runs, about 20 minutes on a shared two-core machine; the full sweep
-about twice that). More keys and longer warm-ups come closer to the paper
-(a cache of 5% of 1M keys needs about 13 minutes of virtual time to warm
-at zipf 0.9), e.g.
-  causeway repro k2 --duration 15m --warmup 13m --records 1000000
+The defaults take the paper's 1M keys (the caches 5% of them) drawn with
+the zipf law over exactly the keys, 64 clients, and 40 s of virtual time per
+latency run of which the first 20 s are dropped. The caches start warm, as
+400,000 read-only transactions per DC would have left them (--warm-reads,
+'causeway sim --warm-reads': drawn from the workload, not run), instead of
+the paper's nine minutes of reads. Fig. 9's runs are 20 s (10 s dropped) with
+servers eight times slower (--peak-service-time 4ms), so that they saturate
+with hundreds of clients instead of thousands; clients double from 64 until
+throughput rises by less than 5% (at most 1024). About 100 runs, minutes on
+a shared two-core machine. --warm-reads -1 starts the caches empty, to warm
+them by simulation instead, e.g.
+  causeway repro k2 --warm-reads -1 --duration 15m --warmup 13m
 
 Each run's result JSON is written to DIR/runs/ as it completes. Each run is
 announced on stderr with an estimate of the time left; a bar and status
@@ -217,11 +220,15 @@ report.`,
 	}
 	rr.register(cmd, "repro-k2", repro.K2ServiceTime, "each server's cost per message")
 	f := cmd.Flags()
-	f.DurationVar(&opts.Duration, "duration", repro.K2Duration, "virtual time of each run, its warm-up included")
+	f.DurationVar(&opts.Duration, "duration", repro.K2Duration, "virtual time of each latency run, its warm-up included")
 	f.DurationVar(&opts.Warmup, "warmup", repro.K2Warmup, "start of each run whose operations are dropped while the caches warm")
 	f.IntVar(&opts.LatencyClients, "clients", repro.K2Clients, "closed-loop clients of the latency runs, the first point of Fig. 9's sweep")
 	f.IntSliceVar(&opts.Threads, "sweep", nil, fmt.Sprintf("client counts of Fig. 9's sweep (default: from --clients, double until throughput rises by less than %.0f%%, at most %d)",
-		100*repro.SaturationGain, repro.K2SweepMax))
-	f.IntVar(&opts.Records, "records", repro.K2Records, "keys of the workloads (the paper: 1000000)")
+		100*repro.K2SaturationGain, repro.K2SweepMax))
+	f.IntVar(&opts.Records, "records", repro.K2Records, "keys of the workloads (the paper's 1000000)")
+	f.IntVar(&opts.WarmReads, "warm-reads", 0, fmt.Sprintf("read-only transactions per DC whose cache state every run starts in, drawn but not run (0: %d per 100,000 keys; -1: none, the caches start empty)",
+		repro.K2WarmReadsPer100k))
+	f.DurationVar(&opts.PeakServiceTime, "peak-service-time", repro.K2PeakServiceTime, "each server's cost per message in Fig. 9's runs (slower servers saturate with fewer clients)")
+	f.DurationVar(&opts.PeakDuration, "peak-duration", repro.K2PeakDuration, "virtual time of each Fig. 9 run, the first half dropped")
 	return cmd
 }

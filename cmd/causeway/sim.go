@@ -33,6 +33,7 @@ type simFlags struct {
 	faults                       string
 	opsPerClient                 int
 	warmup                       time.Duration
+	warmReads                    int
 	// replicationFactor, when positive, replaces the topology's
 	// placement.replication_factor (K2's f: k2, paris, rad).
 	replicationFactor int
@@ -57,6 +58,7 @@ func (f *simFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.jitter, "jitter", f.jitter, "uniform one-way wide-area jitter bound (0: none; default: the topology's jitter_ms)")
 	f.flags = fl
 	fl.DurationVar(&f.warmup, "warmup", 0, "leave the operations issued in this first part of --duration out of the results (throughput, latency, metrics): they run and are checked, e.g. to warm K2's cache (k2.txt §VII-B)")
+	fl.IntVar(&f.warmReads, "warm-reads", 0, "start as if this many read operations per DC had run first, with no write among them, and were not simulated: caches start as they would have left them (k2's LRU holds the loaded values of the most recently read keys; a fast warm-up for K2's cache, k2.txt §VII-B)")
 	fl.StringVar(&f.faults, "faults", "", "fault schedule: a YAML (or JSON) file, e.g. a result's fault_schedule saved, or 'random' (drawn from the seed)")
 	fl.IntVar(&f.opsPerClient, "ops-per-client", 0, "each client stops after this many operations, as YCSB's operationcount (c3.txt §5.2 fixes it); the run ends when all are done, --duration is then a cap (0: run for --duration)")
 	f.wl.register(cmd)
@@ -92,6 +94,9 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	if w, err = f.wl.apply(w); err != nil {
 		return bench.SimSpec{}, err
 	}
+	if f.warmReads < 0 || (f.warmReads > 0 && f.wl.noLoad) {
+		return bench.SimSpec{}, fmt.Errorf("--warm-reads %d: want 0 or more, and the load phase (not --no-load)", f.warmReads)
+	}
 	if f.opsPerClient < 0 {
 		return bench.SimSpec{}, fmt.Errorf("--ops-per-client %d: must be positive (0: run for --duration)", f.opsPerClient)
 	}
@@ -105,7 +110,8 @@ func (f *simFlags) spec() (bench.SimSpec, error) {
 	}
 	spec := bench.SimSpec{Protocol: p, Topology: t, Workload: w, Seed: f.seed, Duration: f.duration,
 		Clients: clients, ServiceTime: f.serviceTime, Jitter: jitter, OpTimeout: f.opTimeout, NoLoad: f.wl.noLoad,
-		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, OpsPerClient: f.opsPerClient, Warmup: f.warmup}
+		ClientRate: f.wl.clientRate(clients), OpenLoop: f.wl.target > 0, OpsPerClient: f.opsPerClient, Warmup: f.warmup,
+		WarmReads: f.warmReads}
 	if spec.Cost, err = sim.LoadCostModel(f.cost); err != nil {
 		return bench.SimSpec{}, err
 	}

@@ -40,8 +40,10 @@
 //     backlog after a partition is not buried under retransmissions of
 //     what it has queued but not yet served.
 //   - Replicated commit (§IV-A): that remote coordinator checks the deps
-//     against the local servers owning them (answered once that exact
-//     version is committed), asks every local participant to prepare (a
+//     against the local servers owning them, one DepCheck per server
+//     naming all of its deps (a server answers those already committed in
+//     one DepOK and each other one alone once that exact version is
+//     committed; scenario dep_checks_batched), asks every local participant to prepare (a
 //     replica key only once its value is in IncomingWrites; the pending
 //     mark is persisted), then sets the DC's EVT to its current time,
 //     commits, and sends RemoteCommit until every participant acknowledges.
@@ -114,7 +116,7 @@
 // RemotePrepare/RemotePrepared, RemoteCommit/RemoteCommitAck (remote
 // coordinator ↔ local participants, ~20 B + keys); DepCheck/DepOK (remote
 // coordinator, or a session resumed from a token, ↔ local dep owner,
-// ~25 B).
+// ~10 B + ~20 B per dep).
 //
 // Deliberate deviations:
 //   - The origin coordinator replicates the whole transaction (phase 1 for
@@ -149,4 +151,14 @@
 //   - A moved session's read_ts is raised to the clock each dependency's
 //     server answered at (at or above the dependency's EVT there), not to
 //     the EVT itself, which DepOK does not carry.
+//   - Fast warm-up, simulator only (sim --warm-reads, bench.SimSpec's
+//     WarmReads; server.prewarm): §VII-B drops its runs' first 9 minutes
+//     while the caches fill. Given a warm-up of reads that were drawn but
+//     not run (protocol.Dataset's Warm: the keys read, least recently
+//     first), a server on its first incarnation starts its LRU with the
+//     loaded values (version 0) of the most recently read non-replica keys
+//     it owns, as those reads, all before any write, would have fetched
+//     and cached them. The values are the loaded versions' own, so every
+//     read they serve is one a fetch would have served; writes then
+//     replace them in the run's own warm-up. PaRiS* has no cache to fill.
 package k2

@@ -63,12 +63,38 @@ func (s *server) remoteTxn(now time.Duration, from protocol.NodeID, b *pb.Remote
 			continue
 		}
 		t.deps[depKey(d.Key, d.Version)] = d
-		r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Clock: s.clock, Dep: d})
 	}
+	s.sendDepChecks(t, r)
 	s.rcoord[b.Version] = t
 	for _, p := range slices.Sorted(maps.Keys(t.parts)) {
 		r.Send(s.id, p, &pb.RemotePrepare{Clock: s.clock, Version: b.Version, Keys: t.parts[p]})
 	}
+}
+
+// sendDepChecks asks each local server that owns some of t's unsatisfied
+// dependencies about all of them in one DepCheck (deps): a session's
+// dependencies are every version it read since its last write, often a
+// hundred or more, and one message each queued in bursts at the servers
+// ahead of local transactions.
+func (s *server) sendDepChecks(t *remoteTxn, r *protocol.Ready) {
+	by := map[protocol.NodeID][]*pb.Dep{}
+	for _, dk := range slices.Sorted(maps.Keys(t.deps)) {
+		d := t.deps[dk]
+		to := owner(s.topo, s.dc, d.Key)
+		by[to] = append(by[to], d)
+	}
+	for _, to := range slices.Sorted(maps.Keys(by)) {
+		r.Send(s.id, to, &pb.DepCheck{Clock: s.clock, Deps: by[to]})
+	}
+}
+
+// depsOf returns the dependencies a DepCheck or DepOK names: its dep and
+// its deps.
+func depsOf(dep *pb.Dep, deps []*pb.Dep) []*pb.Dep {
+	if dep == nil {
+		return deps
+	}
+	return append([]*pb.Dep{dep}, deps...)
 }
 
 // remotePrepare prepares this server's keys of a replicated transaction.
@@ -115,26 +141,42 @@ func (s *server) remotePrepared(now time.Duration, from protocol.NodeID, b *pb.R
 	s.maybeCommitRemote(now, t, r)
 }
 
-// depCheck answers once the dependency is committed here.
+// depCheck answers the dependencies already committed here at once, in
+// one DepOK (a single one in dep, as a session asked it), and each other
+// one alone once it is committed.
 func (s *server) depCheck(from protocol.NodeID, b *pb.DepCheck, r *protocol.Ready) {
-	if _, ok := s.state(b.Dep.Key).done[b.Dep.Version]; ok {
-		r.Send(s.id, from, &pb.DepOK{Clock: s.clock, Dep: b.Dep})
-		return
+	var ok []*pb.Dep
+	for _, d := range depsOf(b.Dep, b.Deps) {
+		if _, done := s.state(d.Key).done[d.Version]; done {
+			ok = append(ok, d)
+			continue
+		}
+		dk := depKey(d.Key, d.Version)
+		if s.depWaiters[dk] == nil {
+			s.depWaiters[dk] = map[protocol.NodeID]bool{}
+		}
+		s.depWaiters[dk][from] = true
 	}
-	dk := depKey(b.Dep.Key, b.Dep.Version)
-	if s.depWaiters[dk] == nil {
-		s.depWaiters[dk] = map[protocol.NodeID]bool{}
+	switch len(ok) {
+	case 0:
+	case 1:
+		r.Send(s.id, from, &pb.DepOK{Clock: s.clock, Dep: ok[0]})
+	default:
+		r.Send(s.id, from, &pb.DepOK{Clock: s.clock, Deps: ok})
 	}
-	s.depWaiters[dk][from] = true
 }
 
-// depOK records a satisfied dependency of every transaction waiting on it.
+// depOK records satisfied dependencies of every transaction waiting on
+// them.
 func (s *server) depOK(now time.Duration, b *pb.DepOK, r *protocol.Ready) {
-	dk := depKey(b.Dep.Key, b.Dep.Version)
+	deps := depsOf(b.Dep, b.Deps)
 	for _, v := range slices.Sorted(maps.Keys(s.rcoord)) {
 		t := s.rcoord[v]
-		if _, ok := t.deps[dk]; ok {
-			delete(t.deps, dk)
+		n := len(t.deps)
+		for _, d := range deps {
+			delete(t.deps, depKey(d.Key, d.Version))
+		}
+		if len(t.deps) < n {
 			s.maybeCommitRemote(now, t, r)
 		}
 	}
@@ -204,10 +246,7 @@ func (s *server) tickRemote(now time.Duration, r *protocol.Ready) {
 			}
 			continue
 		}
-		for _, dk := range slices.Sorted(maps.Keys(t.deps)) {
-			d := t.deps[dk]
-			r.Send(s.id, owner(s.topo, s.dc, d.Key), &pb.DepCheck{Clock: s.clock, Dep: d})
-		}
+		s.sendDepChecks(t, r)
 		for _, p := range slices.Sorted(maps.Keys(t.parts)) {
 			if !t.votes[p] {
 				r.Send(s.id, p, &pb.RemotePrepare{Clock: s.clock, Version: v, Keys: t.parts[p]})

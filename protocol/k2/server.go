@@ -61,10 +61,36 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		rprepared: map[uint64]*pb.Pending{}, depWaiters: map[string]map[protocol.NodeID]bool{},
 		fetches: map[uint64]*fetch{}, inc: cfg.Incarnation}
 	s.cache = newLRU(s.cacheCapacity(cfg.Loaded))
+	if cfg.Incarnation <= 1 {
+		s.prewarm(cfg.Loaded)
+	}
 	if cfg.Storage != nil {
 		s.recover(cfg.Storage)
 	}
 	return s
+}
+
+// prewarm starts the cache as the warm-up d.Warm describes would have
+// left it (bench.SimSpec.WarmReads, a deviation for the simulator only):
+// reads with no write among them fetch each non-replica key's loaded
+// value (version 0) and cache it, so an LRU fed by them holds the loaded
+// values of the most recently read non-replica keys this server owns,
+// least recently read the first to go. Only a first incarnation: a
+// restarted server's cache is empty.
+func (s *server) prewarm(d *protocol.Dataset) {
+	if d == nil || len(d.Warm) == 0 || s.cache.cap <= 0 {
+		return
+	}
+	var keys []string // most recently read first
+	for i := len(d.Warm) - 1; i >= 0 && len(keys) < s.cache.cap; i-- {
+		key := d.Key(d.Warm[i])
+		if !s.replica(key) && owner(s.topo, s.dc, key) == s.id {
+			keys = append(keys, key)
+		}
+	}
+	for _, key := range slices.Backward(keys) {
+		s.cache.put(key, 0, d.Value(key))
+	}
 }
 
 // cacheCapacity is this server's share of the DC cache: the topology's

@@ -103,15 +103,21 @@ func (c *session) resumeTick(now time.Duration, r *protocol.Ready) {
 // dependency is in, the session is free and sends the operation that was
 // waiting.
 func (c *session) depOK(now time.Duration, b *pb.DepOK, r *protocol.Ready) {
-	if c.resume == nil || b.Dep == nil {
+	if c.resume == nil {
 		return
 	}
-	dk := depKey(b.Dep.Key, b.Dep.Version)
-	if _, ok := c.deps[dk]; !ok {
-		return
+	free := false
+	for _, d := range depsOf(b.Dep, b.Deps) {
+		dk := depKey(d.Key, d.Version)
+		if _, ok := c.deps[dk]; !ok {
+			continue
+		}
+		c.readTS = max(c.readTS, stamp(b.Clock, 1<<nodeBits-1))
+		if len(c.resume.Satisfied(dk)) > 0 {
+			free = true
+		}
 	}
-	c.readTS = max(c.readTS, stamp(b.Clock, 1<<nodeBits-1))
-	if len(c.resume.Satisfied(dk)) == 0 {
+	if !free {
 		return
 	}
 	c.resume = nil

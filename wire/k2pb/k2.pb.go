@@ -1202,11 +1202,15 @@ func (x *RemoteCommitAck) GetVersion() uint64 {
 	return 0
 }
 
-// DepCheck asks a local server whether a version is committed there.
+// DepCheck asks a local server whether versions are committed there:
+// dep (a resumed session's check of one dependency) and deps (a remote
+// coordinator's checks of every dependency of a replicated transaction
+// that the server owns, in one message).
 type DepCheck struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Clock         uint64                 `protobuf:"varint,1,opt,name=clock,proto3" json:"clock,omitempty"`
 	Dep           *Dep                   `protobuf:"bytes,2,opt,name=dep,proto3" json:"dep,omitempty"`
+	Deps          []*Dep                 `protobuf:"bytes,3,rep,name=deps,proto3" json:"deps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1255,11 +1259,21 @@ func (x *DepCheck) GetDep() *Dep {
 	return nil
 }
 
-// DepOK answers a DepCheck once the version is committed.
+func (x *DepCheck) GetDeps() []*Dep {
+	if x != nil {
+		return x.Deps
+	}
+	return nil
+}
+
+// DepOK answers a DepCheck once versions are committed: those already
+// committed when it arrived together, each other one alone (dep) when it
+// commits.
 type DepOK struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Clock         uint64                 `protobuf:"varint,1,opt,name=clock,proto3" json:"clock,omitempty"`
 	Dep           *Dep                   `protobuf:"bytes,2,opt,name=dep,proto3" json:"dep,omitempty"`
+	Deps          []*Dep                 `protobuf:"bytes,3,rep,name=deps,proto3" json:"deps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1304,6 +1318,13 @@ func (x *DepOK) GetClock() uint64 {
 func (x *DepOK) GetDep() *Dep {
 	if x != nil {
 		return x.Dep
+	}
+	return nil
+}
+
+func (x *DepOK) GetDeps() []*Dep {
+	if x != nil {
+		return x.Deps
 	}
 	return nil
 }
@@ -2272,13 +2293,15 @@ const file_proto_causeway_k2_v1_k2_proto_rawDesc = "" +
 	"\x04keys\x18\x04 \x03(\v2\x17.causeway.k2.v1.KeyMetaR\x04keys\"A\n" +
 	"\x0fRemoteCommitAck\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"G\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\"p\n" +
 	"\bDepCheck\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12%\n" +
-	"\x03dep\x18\x02 \x01(\v2\x13.causeway.k2.v1.DepR\x03dep\"D\n" +
+	"\x03dep\x18\x02 \x01(\v2\x13.causeway.k2.v1.DepR\x03dep\x12'\n" +
+	"\x04deps\x18\x03 \x03(\v2\x13.causeway.k2.v1.DepR\x04deps\"m\n" +
 	"\x05DepOK\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12%\n" +
-	"\x03dep\x18\x02 \x01(\v2\x13.causeway.k2.v1.DepR\x03dep\"\xad\x01\n" +
+	"\x03dep\x18\x02 \x01(\v2\x13.causeway.k2.v1.DepR\x03dep\x12'\n" +
+	"\x04deps\x18\x03 \x03(\v2\x13.causeway.k2.v1.DepR\x04deps\"\xad\x01\n" +
 	"\aSegment\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x10\n" +
 	"\x03evt\x18\x02 \x01(\x04R\x03evt\x12\x10\n" +
@@ -2407,18 +2430,20 @@ var file_proto_causeway_k2_v1_k2_proto_depIdxs = []int32{
 	12, // 5: causeway.k2.v1.RemotePrepare.keys:type_name -> causeway.k2.v1.KeyMeta
 	12, // 6: causeway.k2.v1.RemoteCommit.keys:type_name -> causeway.k2.v1.KeyMeta
 	0,  // 7: causeway.k2.v1.DepCheck.dep:type_name -> causeway.k2.v1.Dep
-	0,  // 8: causeway.k2.v1.DepOK.dep:type_name -> causeway.k2.v1.Dep
-	21, // 9: causeway.k2.v1.KeyVersions.segments:type_name -> causeway.k2.v1.Segment
-	22, // 10: causeway.k2.v1.ReadReply.keys:type_name -> causeway.k2.v1.KeyVersions
-	1,  // 11: causeway.k2.v1.Pending.writes:type_name -> causeway.k2.v1.KV
-	12, // 12: causeway.k2.v1.Pending.keys:type_name -> causeway.k2.v1.KeyMeta
-	1,  // 13: causeway.k2.v1.Decided.writes:type_name -> causeway.k2.v1.KV
-	0,  // 14: causeway.k2.v1.Decided.deps:type_name -> causeway.k2.v1.Dep
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	0,  // 8: causeway.k2.v1.DepCheck.deps:type_name -> causeway.k2.v1.Dep
+	0,  // 9: causeway.k2.v1.DepOK.dep:type_name -> causeway.k2.v1.Dep
+	0,  // 10: causeway.k2.v1.DepOK.deps:type_name -> causeway.k2.v1.Dep
+	21, // 11: causeway.k2.v1.KeyVersions.segments:type_name -> causeway.k2.v1.Segment
+	22, // 12: causeway.k2.v1.ReadReply.keys:type_name -> causeway.k2.v1.KeyVersions
+	1,  // 13: causeway.k2.v1.Pending.writes:type_name -> causeway.k2.v1.KV
+	12, // 14: causeway.k2.v1.Pending.keys:type_name -> causeway.k2.v1.KeyMeta
+	1,  // 15: causeway.k2.v1.Decided.writes:type_name -> causeway.k2.v1.KV
+	0,  // 16: causeway.k2.v1.Decided.deps:type_name -> causeway.k2.v1.Dep
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_proto_causeway_k2_v1_k2_proto_init() }
