@@ -18,7 +18,11 @@
 //
 // # Deviations
 //
-// COPS sends one dep_check per dependency of each replicated write; here a
-// dependency shared by several waiting writes is checked once, which saves
-// messages and changes nothing a client can observe.
+// COPS sends one dep_check per dependency of each replicated write; with
+// Wait's first result a caller can check a dependency shared by several
+// waiting writes once (karma does), which saves messages and changes
+// nothing a client can observe. A caller whose checks list several
+// dependencies and are answered only when all are met must not share
+// them (fullrep sends each write's own checks, asking Missing which are
+// still due, and paces their resends itself rather than with Resend).
 package depwait

@@ -133,6 +133,12 @@ type outgoing struct {
 type incoming struct {
 	msg  *pb.Replicate
 	from protocol.NodeID
+	// deps are the dependencies it was found waiting for, in the order
+	// the Replicate lists them; s.deps says which are still missing.
+	deps []*pb.Dep
+	// retry paces the resends of its DepChecks (one per owner server,
+	// listing only its own dependencies still missing).
+	retry protocol.Retry
 }
 
 type server struct {
@@ -154,10 +160,10 @@ type server struct {
 	// origin has sent (Replicate.stable): its versions with a Lamport
 	// counter below it are committed in every DC (causal mode).
 	stable  map[uint64]uint64
-	in      map[versionID]*incoming                // replicated writes waiting
-	deps    *depwait.Keyed[versionID, *pb.Dep]     // what the writes in `in` wait for
-	seen    map[versionID]bool                     // committed here (causal mode); stored under "s/" + depKey
-	waiters map[versionID]map[protocol.NodeID]bool // dep checks waiting here
+	in      map[versionID]*incoming            // replicated writes waiting
+	deps    *depwait.Keyed[versionID, *pb.Dep] // what the writes in `in` wait for
+	seen    map[versionID]bool                 // committed here (causal mode); stored under "s/" + depKey
+	waiters map[versionID][]*depQuery          // DepChecks waiting here, by the dependency each misses
 	ticking bool
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
@@ -215,7 +221,7 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
 		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{},
-		waiters: map[versionID]map[protocol.NodeID]bool{},
+		waiters: map[versionID][]*depQuery{},
 		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
 		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
 	i := 0
@@ -312,9 +318,19 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 			r.Send(s.id, to, o.msg)
 		}
 	}
-	s.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(s.id, s.local.owner(d.Key), &pb.DepCheck{Dep: d})
-	})
+	for _, ik := range sortedVersions(s.in) {
+		w := s.in[ik]
+		if !due(&w.retry, now) {
+			continue
+		}
+		var checks checkBatch
+		for _, d := range w.deps {
+			if s.deps.Missing(ik, versionID{d.Key, d.Version}) {
+				checks.add(s.local.owner(d.Key), d)
+			}
+		}
+		checks.send(s.id, r)
+	}
 }
 
 // Step implements protocol.Node.
@@ -343,17 +359,13 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			}
 		}
 	case *pb.DepCheck:
-		if s.committed(b.Dep.Key, b.Dep.Version) {
-			r.Send(s.id, m.From, &pb.DepOK{Dep: b.Dep})
-		} else {
-			dk := versionID{b.Dep.Key, b.Dep.Version}
-			if s.waiters[dk] == nil {
-				s.waiters[dk] = map[protocol.NodeID]bool{}
-			}
-			s.waiters[dk][m.From] = true
-		}
+		s.depCheck(m.From, b, &r)
 	case *pb.DepOK:
-		s.depSatisfied(versionID{b.Dep.Key, b.Dep.Version}, &r)
+		for _, d := range b.Deps {
+			if d != nil {
+				s.depSatisfied(versionID{d.Key, d.Version}, &r)
+			}
+		}
 	}
 	s.armTimer(&r)
 	return r
@@ -407,12 +419,7 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 			s.seen[dk] = true
 			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
 		}
-		if w := s.waiters[dk]; w != nil {
-			for _, from := range sortedIDs(w) {
-				r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
-			}
-			delete(s.waiters, dk)
-		}
+		s.wakeQueries(dk, r)
 	}
 	if version <= s.store[key].version {
 		return
@@ -441,18 +448,26 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if err != nil {
 		return // no server sends such a write: drop it rather than guess
 	}
+	var checks checkBatch
+	w := &incoming{msg: b, from: from, retry: protocol.SentAt(now)}
 	for _, d := range deps {
 		to := s.local.owner(d.Key)
-		if to == s.id && s.committed(d.Key, d.Version) {
+		dk := versionID{d.Key, d.Version}
+		if (to == s.id && s.committed(d.Key, d.Version)) || s.deps.Missing(ik, dk) {
 			continue
 		}
 		// A dep owned by this server is checked here (and answered by
-		// commit's wake-up of s.waiters) like any other.
-		if s.deps.Wait(ik, versionID{d.Key, d.Version}, d, now) {
-			r.Send(s.id, to, &pb.DepCheck{Dep: d})
-		}
+		// commit's wake-up of s.waiters) like any other. Each write
+		// sends its own DepChecks, one per owner listing the write's
+		// dependencies it owns (depcheck.go), even for a dependency
+		// another waiting write already checks: an owner answers a
+		// DepCheck only when all it lists are committed, so a shared
+		// check would make a write wait for another's dependencies.
+		s.deps.Wait(ik, dk, d, now)
+		w.deps = append(w.deps, d)
+		checks.add(to, d)
 	}
-	w := &incoming{msg: b, from: from}
+	checks.send(s.id, r)
 	if !s.deps.Waiting(ik) {
 		s.finish(w, r)
 		return

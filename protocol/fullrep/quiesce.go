@@ -43,7 +43,11 @@ func (s *server) CheckQuiescent() error {
 		addf("%d dependency checks outstanding", n)
 	}
 	for _, dk := range sortedVersions(s.waiters) {
-		addf("DepChecks of %v wait here for %s", sortedIDs(s.waiters[dk]), dk)
+		var from []protocol.NodeID
+		for _, q := range s.waiters[dk] {
+			from = append(from, q.from)
+		}
+		addf("DepChecks of %v wait here for %s", from, dk)
 	}
 	if len(list) == 0 {
 		return nil

@@ -46,7 +46,7 @@ func TestServerQuiescentOnlyOnceReplicated(t *testing.T) {
 	if err := s.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "waits for its dependencies") {
 		t.Fatalf("replicated write missing its dependency: CheckQuiescent = %v, want it reported", err)
 	}
-	s.Step(0, protocol.Message{From: owner(topo, "a", "j"), To: s.id, Body: &pb.DepOK{Dep: dep}})
+	s.Step(0, protocol.Message{From: owner(topo, "a", "j"), To: s.id, Body: &pb.DepOK{Deps: []*pb.Dep{dep}}})
 	if err := s.CheckQuiescent(); err != nil {
 		t.Fatalf("dependency satisfied: %v", err)
 	}
