@@ -56,17 +56,18 @@
 //     concurrent write of the same key does not carry the older one's
 //     dependencies, and with the weaker rule our randomized checker tests
 //     found stale reads. So each server remembers every version committed
-//     there (a known cost, listed in docs/status.md).
+//     there until it is stable (committed in every DC), then prunes it.
 //   - No chain replication inside a DC: each shard is one server (the
 //     simulator's crash model keeps what a server synced).
 //   - Dependencies are checked by message even when the owner is the same
 //     server, so the code path is one.
 //   - get_trans (COPS-GT) is not implemented: read_txn and write_txn answer
 //     ErrUnsupported.
-//   - Garbage collection of dependency metadata (COPS §5) is not done for
-//     the committed-version set; a session's nearest dependencies are reset
-//     at each put and skip stable versions, which a shard learns from each
-//     origin's Replicates rather than from COPS's global checkpoint time.
+//   - Garbage collection of dependency metadata (COPS §5): a session's
+//     nearest dependencies are reset at each put and skip stable versions,
+//     and a server's committed-version set drops stable versions; a shard
+//     learns stability from each origin's Replicates rather than from
+//     COPS's global checkpoint time.
 package cops
 
 import (

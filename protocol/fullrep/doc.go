@@ -71,7 +71,10 @@
 // # Storage (per server)
 //
 // "d/<key>" holds the key's current version and value; "s/<key>@<version>"
-// marks a committed version (causal mode); "r/<key>@<version>" holds an
+// marks a committed version not yet known stable (causal mode);
+// "t/<origin>" holds, in its record's version, the highest stable frontier
+// of origin (a server index) whose versions were pruned (prune.go);
+// "r/<key>@<version>" holds an
 // outgoing Replicate until every other DC acknowledged it, so that a crash
 // never loses replication of an acknowledged write. All writes are synced
 // before the acknowledgement or the visibility they enable.
@@ -92,13 +95,15 @@
 //     — not on COPS's "v or newer" (§4.3): a newer concurrent write of the
 //     same key says nothing about v's own dependencies, and the randomized
 //     checker tests found the resulting stale reads. Each server therefore
-//     remembers every committed version (docs/status.md, known gaps).
+//     remembers every committed version until it is stable — committed in
+//     every DC, so that every dep_check on it succeeds from its origin's
+//     frontier alone — and then prunes it (prune.go): the set holds about
+//     a round trip's worth of versions, however long the run.
 //   - Stable versions are learned per origin from its Replicates, not from
 //     COPS's global checkpoint time (§5.3): no extra messages, but a
 //     shard learns an origin's frontier only when that origin next writes
 //     a key the shard holds.
-//   - The rest (no chain replication inside a DC, no get_trans, no
-//     garbage collection of committed-version records) is listed in
-//     protocol/cops and
+//   - The rest (no chain replication inside a DC, no get_trans) is
+//     listed in protocol/cops and
 //     protocol/eventual, whose doc.go files describe each protocol.
 package fullrep

@@ -162,7 +162,8 @@ type server struct {
 	stable  map[uint64]uint64
 	in      map[versionID]*incoming            // replicated writes waiting
 	deps    *depwait.Keyed[versionID, *pb.Dep] // what the writes in `in` wait for
-	seen    map[versionID]bool                 // committed here (causal mode); stored under "s/" + depKey
+	seen    map[versionID]bool                 // committed here and not yet known stable (causal mode); stored under "s/" + depKey
+	seenBy  map[uint64]*seenQueue              // seen by origin, for pruning (prune.go)
 	waiters map[versionID][]*depQuery          // DepChecks waiting here, by the dependency each misses
 	ticking bool
 	// loaded is the dataset the run starts with (nil: none).
@@ -220,7 +221,7 @@ func sortedVersions[V any](m map[versionID]V) []versionID {
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
-		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{},
+		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{},
 		waiters: map[versionID][]*depQuery{},
 		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
 		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
@@ -241,9 +242,17 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		s.clock = max(s.clock, r.Version>>serverBits)
 		return nil
 	})
+	_ = cfg.Storage.Scan("t/", func(r storage.Record) error {
+		if origin, err := strconv.ParseUint(r.Key[2:], 10, 64); err == nil {
+			s.stable[origin] = max(s.stable[origin], r.Version)
+		}
+		return nil
+	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
 		if v, ok := parseVersionID(r.Key[2:]); ok {
-			s.seen[v] = true
+			if origin, counter := originOf(v.version); counter >= s.stable[origin] {
+				s.addSeen(v)
+			}
 		}
 		return nil
 	})
@@ -356,6 +365,9 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			if len(o.unacked) == 0 {
 				delete(s.out, k)
 				r.Write(storage.Write{Kind: storage.Delete, Key: "r/" + k.String()}, false)
+				if s.mode.Causal {
+					s.prune(s.index, &r)
+				}
 			}
 		}
 	case *pb.DepCheck:
@@ -406,7 +418,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 
 // committed reports whether version of key has been committed here.
 func (s *server) committed(key string, version uint64) bool {
-	return s.store[key].version == version || s.seen[versionID{key, version}]
+	return s.store[key].version == version || s.seen[versionID{key, version}] || s.isStable(version)
 }
 
 // commit makes a version durable here: it becomes the key's value if it
@@ -416,7 +428,7 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 	if s.mode.Causal {
 		dk := versionID{key, version}
 		if !s.seen[dk] {
-			s.seen[dk] = true
+			s.addSeen(dk)
 			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
 		}
 		s.wakeQueries(dk, r)
@@ -435,6 +447,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	s.clock = max(s.clock, b.Version>>serverBits)
 	if origin := b.Version & (1<<serverBits - 1); s.mode.Causal && b.Stable > s.stable[origin] {
 		s.stable[origin] = b.Stable
+		s.prune(origin, r)
 	}
 	if s.committed(b.Key, b.Version) || (!s.mode.Causal && b.Version <= s.store[b.Key].version) {
 		r.Send(s.id, from, &pb.ReplicateAck{Key: b.Key, Version: b.Version})
