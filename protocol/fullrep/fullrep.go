@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/fullreppb"
@@ -134,8 +133,11 @@ type incoming struct {
 	msg  *pb.Replicate
 	from protocol.NodeID
 	// deps are the dependencies it was found waiting for, in the order
-	// the Replicate lists them; s.deps says which are still missing.
-	deps []*pb.Dep
+	// the Replicate lists them; met says which have been answered since,
+	// missing how many have not.
+	deps    []*pb.Dep
+	met     []bool
+	missing int
 	// retry paces the resends of its DepChecks (one per owner server,
 	// listing only its own dependencies still missing).
 	retry protocol.Retry
@@ -159,13 +161,15 @@ type server struct {
 	// stable is, by origin server index, the highest stable frontier that
 	// origin has sent (Replicate.stable): its versions with a Lamport
 	// counter below it are committed in every DC (causal mode).
-	stable  map[uint64]uint64
-	in      map[versionID]*incoming            // replicated writes waiting
-	deps    *depwait.Keyed[versionID, *pb.Dep] // what the writes in `in` wait for
-	seen    map[versionID]bool                 // committed here and not yet known stable (causal mode); stored under "s/" + depKey
-	seenBy  map[uint64]*seenQueue              // seen by origin, for pruning (prune.go)
-	waiters map[versionID][]*depQuery          // DepChecks waiting here, by the dependency each misses
-	ticking bool
+	stable map[uint64]uint64
+	in     map[versionID]*incoming // replicated writes waiting
+	// waitingOn lists, by dependency, the writes in `in` that wait for
+	// it, in the order they started waiting.
+	waitingOn map[versionID][]*incoming
+	seen      map[versionID]bool        // committed here and not yet known stable (causal mode); stored under "s/" + depKey
+	seenBy    map[uint64]*seenQueue     // seen by origin, for pruning (prune.go)
+	waiters   map[versionID][]*depQuery // DepChecks waiting here, by the dependency each misses
+	ticking   bool
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
 }
@@ -221,7 +225,7 @@ func sortedVersions[V any](m map[versionID]V) []versionID {
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
-		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{},
+		waitingOn: map[versionID][]*incoming{}, seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{},
 		waiters: map[versionID][]*depQuery{},
 		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
 		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
@@ -333,8 +337,8 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 			continue
 		}
 		var checks checkBatch
-		for _, d := range w.deps {
-			if s.deps.Missing(ik, versionID{d.Key, d.Version}) {
+		for i, d := range w.deps {
+			if !w.met[i] {
 				checks.add(s.local.owner(d.Key), d)
 			}
 		}
@@ -466,7 +470,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	for _, d := range deps {
 		to := s.local.owner(d.Key)
 		dk := versionID{d.Key, d.Version}
-		if (to == s.id && s.committed(d.Key, d.Version)) || s.deps.Missing(ik, dk) {
+		if (to == s.id && s.committed(d.Key, d.Version)) || w.waitsFor(dk) {
 			continue
 		}
 		// A dep owned by this server is checked here (and answered by
@@ -476,21 +480,51 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		// another waiting write already checks: an owner answers a
 		// DepCheck only when all it lists are committed, so a shared
 		// check would make a write wait for another's dependencies.
-		s.deps.Wait(ik, dk, d, now)
+		s.waitingOn[dk] = append(s.waitingOn[dk], w)
 		w.deps = append(w.deps, d)
 		checks.add(to, d)
 	}
 	checks.send(s.id, r)
-	if !s.deps.Waiting(ik) {
+	if len(w.deps) == 0 {
 		s.finish(w, r)
 		return
 	}
+	w.met = make([]bool, len(w.deps))
+	w.missing = len(w.deps)
 	s.in[ik] = w
 }
 
+// waitsFor reports whether w already waits for dk.
+func (w *incoming) waitsFor(dk versionID) bool {
+	for _, d := range w.deps {
+		if d.Key == dk.key && d.Version == dk.version {
+			return true
+		}
+	}
+	return false
+}
+
+// depSatisfied records that dependency dk is committed in this DC and
+// commits, in the order they started waiting for it, the writes that now
+// miss nothing.
 func (s *server) depSatisfied(dk versionID, r *protocol.Ready) {
-	for _, ik := range s.deps.Satisfied(dk) {
-		if w := s.in[ik]; w != nil {
+	ws := s.waitingOn[dk]
+	if ws == nil {
+		return // a duplicate answer
+	}
+	delete(s.waitingOn, dk)
+	for _, w := range ws {
+		for i, d := range w.deps {
+			if !w.met[i] && d.Key == dk.key && d.Version == dk.version {
+				w.met[i] = true
+				w.missing--
+				break
+			}
+		}
+		if w.missing > 0 {
+			continue
+		}
+		if ik := (versionID{w.msg.Key, w.msg.Version}); s.in[ik] == w {
 			delete(s.in, ik)
 			s.finish(w, r)
 		}

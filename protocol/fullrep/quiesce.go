@@ -39,7 +39,7 @@ func (s *server) CheckQuiescent() error {
 	for _, k := range sortedVersions(s.in) {
 		addf("replicated write %s waits for its dependencies", k)
 	}
-	if n := s.deps.Len(); n > 0 {
+	if n := len(s.waitingOn); n > 0 {
 		addf("%d dependency checks outstanding", n)
 	}
 	for _, dk := range sortedVersions(s.waiters) {
