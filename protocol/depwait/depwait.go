@@ -62,9 +62,6 @@ func (t *Keyed[K, D]) Wait(write, depName K, dep D, now time.Duration) (first bo
 	return first
 }
 
-// Missing reports whether write is still waiting for dependency depName.
-func (t *Keyed[K, D]) Missing(write, depName K) bool { return t.missing[write][depName] }
-
 // Waiting reports whether write is waiting for a dependency.
 func (t *Keyed[K, D]) Waiting(write K) bool { return t.missing[write] != nil }
 
