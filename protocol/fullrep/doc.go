@@ -70,8 +70,10 @@
 //
 // # Storage (per server)
 //
-// "d/<key>" holds the key's current version and value; "s/<key>@<version>"
-// marks a committed version not yet known stable (causal mode);
+// "d/<key>" holds the key's current version and value, which that record
+// alone marks committed; "s/<key>@<version>" marks a committed version
+// that is not its key's current one and not yet covered by a stored
+// frontier (causal mode);
 // "t/<origin>" holds, in its record's version, the highest stable frontier
 // of origin (a server index) whose versions were pruned (prune.go);
 // "r/<key>@<version>" holds an

@@ -162,7 +162,10 @@ type server struct {
 	// origin has sent (Replicate.stable): its versions with a Lamport
 	// counter below it are committed in every DC (causal mode).
 	stable map[uint64]uint64
-	in     map[versionID]*incoming // replicated writes waiting
+	// persisted is, by origin, the frontier stored in its "t/" record
+	// (prune.go): what this server knows of stability across a crash.
+	persisted map[uint64]uint64
+	in        map[versionID]*incoming // replicated writes waiting
 	// waitingOn lists, by dependency, the writes in `in` that wait for
 	// it, in the order they started waiting.
 	waitingOn map[versionID][]*incoming
@@ -225,7 +228,7 @@ func sortedVersions[V any](m map[versionID]V) []versionID {
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
-		waitingOn: map[versionID][]*incoming{}, seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{},
+		waitingOn: map[versionID][]*incoming{}, seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{}, persisted: map[uint64]uint64{},
 		waiters: map[versionID][]*depQuery{},
 		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
 		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
@@ -249,6 +252,7 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	_ = cfg.Storage.Scan("t/", func(r storage.Record) error {
 		if origin, err := strconv.ParseUint(r.Key[2:], 10, 64); err == nil {
 			s.stable[origin] = max(s.stable[origin], r.Version)
+			s.persisted[origin] = s.stable[origin]
 		}
 		return nil
 	})
@@ -427,23 +431,40 @@ func (s *server) committed(key string, version uint64) bool {
 
 // commit makes a version durable here: it becomes the key's value if it
 // is newer than the current one (LWW), and in causal mode it is recorded as
-// committed and wakes the dep_checks waiting for it.
+// committed and wakes the dep_checks waiting for it. A key's current
+// version is committed by its "d/" record alone: it goes to seen (and an
+// "s/" record, in the same batch as the "d/" record that replaces it) only
+// when a newer version replaces it before a stored frontier covers it
+// (durablyStable: a frontier known only in memory may be lost in a crash,
+// and the version with it), and a version older than the current one goes
+// there at once.
 func (s *server) commit(key string, value []byte, version uint64, r *protocol.Ready) {
+	cur := s.store[key].version
 	if s.mode.Causal {
 		dk := versionID{key, version}
-		if !s.seen[dk] {
-			s.addSeen(dk)
-			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
+		switch {
+		case version <= cur:
+			s.remember(dk, r)
+		case cur != 0 && !s.durablyStable(cur):
+			s.remember(versionID{key, cur}, r)
 		}
 		s.wakeQueries(dk, r)
 	}
-	if version <= s.store[key].version {
+	if version <= cur {
 		return
 	}
 	s.store[key] = entry{value: value, version: version}
 	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: version, Value: value}, true)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: version}, true)
 	r.VisibleVersion(key, value, version)
+}
+
+// remember adds dk to seen, durably, unless it is there.
+func (s *server) remember(dk versionID, r *protocol.Ready) {
+	if !s.seen[dk] {
+		s.addSeen(dk)
+		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
+	}
 }
 
 // replicate handles a write from another DC.

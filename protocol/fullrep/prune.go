@@ -8,8 +8,9 @@ import (
 )
 
 // Pruning the committed-version set (causal mode; issue #17). A server
-// remembers every version committed here (seen, "s/" records) so that a
-// dep_check on that exact version succeeds. A stable version — committed
+// remembers every version committed here so that a dep_check on that
+// exact version succeeds: a key's current version by its "d/" record, the
+// others in seen ("s/" records; commit). A stable version — committed
 // in every DC (stable.go) — needs no record: committed answers yes for it
 // from the frontier alone. So once an origin's frontier passes versions in
 // seen, they are dropped from memory and storage, and the frontier that
@@ -100,6 +101,14 @@ func (s *server) knownFrontier(origin uint64) uint64 {
 	return s.stable[origin]
 }
 
+// durablyStable reports whether a stored frontier covers version: it is
+// committed in every DC, and this server will still know it after a
+// crash.
+func (s *server) durablyStable(version uint64) bool {
+	origin, counter := originOf(version)
+	return counter < s.persisted[origin]
+}
+
 // prune drops from seen origin's versions below its known frontier.
 func (s *server) prune(origin uint64, r *protocol.Ready) {
 	q := s.seenBy[origin]
@@ -111,6 +120,7 @@ func (s *server) prune(origin uint64, r *protocol.Ready) {
 		return
 	}
 	s.stable[origin] = f
+	s.persisted[origin] = f
 	key := "t/" + strconv.FormatUint(origin, 10)
 	r.Write(storage.Write{Kind: storage.Put, Key: key, Version: f}, false)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: key, Version: f}, false)

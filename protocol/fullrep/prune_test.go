@@ -89,8 +89,9 @@ func TestCommittedVersionsPruned(t *testing.T) {
 	if late > 2*early+50 {
 		t.Errorf("committed versions held grew from %d at 1 s to %d at 4 s", early, late)
 	}
-	// Every write is committed at three servers: without pruning seen
-	// would hold about 3 × writes.
+	// Every write is committed at three servers, and all but the last of
+	// each key replaced there: without pruning seen would hold about
+	// 3 × writes.
 	if late > writes/4 {
 		t.Errorf("%d committed versions held after %d writes", late, writes)
 	}
@@ -126,7 +127,9 @@ func TestPrunedVersionsStayCommittedAcrossRestart(t *testing.T) {
 			t.Fatal("E@1 not in seen before its origin's frontier passed it")
 		}
 		step(s, "a/s1", &pb.Replicate{Key: "G", Value: []byte("g1"), Version: 3<<serverBits | origin, Stable: 2})
-		if s.seen[versionID{"E", e}] || len(s.seen) != 2 {
+		// E@2 and G@3 are their keys' current versions: committed by
+		// their "d/" records, not in seen.
+		if s.seen[versionID{"E", e}] || len(s.seen) != 0 {
 			t.Fatalf("seen after the frontier passed E@1: %v", s.seen)
 		}
 		if seed > 0 {
@@ -141,5 +144,39 @@ func TestPrunedVersionsStayCommittedAcrossRestart(t *testing.T) {
 		if len(r.After.Messages) != 0 {
 			t.Fatalf("seed %d: DepCheck on a version never committed answered %v", seed, r.After.Messages)
 		}
+	}
+}
+
+// TestReplacedVersionStaysCommittedAcrossRestart: a key's current version
+// is committed by its "d/" record alone; when a newer version replaces it,
+// it must be remembered ("s/") unless a stored frontier covers it. Here
+// E@1's origin's frontier has passed it only in memory (no version was
+// pruned, so no "t/" record was written) when E@3 replaces it: after a
+// restart, which forgets that frontier, a DepCheck on E@1 is still
+// answered at once.
+func TestReplacedVersionStaysCommittedAcrossRestart(t *testing.T) {
+	topo, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const origin = 1 // a/s1
+	mem := storage.NewMem()
+	cfg := protocol.NodeConfig{ID: "c/s0", Topology: topo, Storage: mem}
+	step := func(s *server, from protocol.NodeID, body proto.Message) protocol.Ready {
+		r := s.Step(0, protocol.Message{From: from, To: s.id, Body: body})
+		if err := mem.Apply(r.Persist.Writes, r.Persist.Sync); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	s := newServer(Mode{Name: "cops", Causal: true}, cfg)
+	e1 := uint64(1)<<serverBits | origin
+	step(s, "a/s1", &pb.Replicate{Key: "E", Value: []byte("e1"), Version: e1})
+	step(s, "a/s1", &pb.Replicate{Key: "G", Value: []byte("g2"), Version: 2<<serverBits | origin, Stable: 2})
+	step(s, "a/s1", &pb.Replicate{Key: "E", Value: []byte("e3"), Version: 3<<serverBits | origin, Stable: 2})
+	s = newServer(Mode{Name: "cops", Causal: true}, cfg)
+	r := step(s, "c/s1", &pb.DepCheck{Deps: []*pb.Dep{{Key: "E", Version: e1}}})
+	if len(r.After.Messages) != 1 {
+		t.Fatalf("DepCheck on the replaced E@1 after a restart answered %v, want a DepOK", r.After.Messages)
 	}
 }
