@@ -25,16 +25,16 @@
 //     frontier, packed deps} to
 //     the key's shard in every other DC and resends, after 500 ms and then
 //     with doubling backoff up to 8 s, until each acknowledges. The
-//     receiver sends one DepCheck per missing dependency to the local shard
-//     that owns it; that shard answers DepOK once that exact version is
-//     committed there. Only then is the write committed — applied if its
+//     receiver sends, for each local shard that owns some of the write's
+//     missing dependencies, one DepCheck listing them; that shard answers
+//     one DepOK once each of those exact versions is committed there. Only then is the write committed — applied if its
 //     version is newer (LWW), remembered as committed either way — and
 //     acknowledged.
 //   - moving a session (k2.txt §VI-B; protocol.Mover, protocol.Resumer):
 //     the session's token carries its nearest dependencies with their
 //     exact versions and its highest seen version. A session resumed from
-//     it in another DC sends a DepCheck per dependency to the owning shard
-//     there (resent with the same backoff) and holds every operation until
+//     it in another DC sends one DepCheck per owning shard there, listing
+//     that shard's dependencies (resent with the same backoff), and holds every operation until
 //     all are answered DepOK; operations time out meanwhile. Its nearest
 //     dependencies are the token's, so its next put depends on them.
 //
@@ -46,22 +46,28 @@
 // a DC: shard -> shard, and resumed session -> shard).
 //
 // Deliberate deviations from COPS:
+//   - One DepCheck per owner server per write, listing every dependency
+//     of the write that server owns and answered once all are committed,
+//     instead of one dep_check per dependency (§4.3 lets them run in
+//     parallel): a transport choice that changes the number of messages,
+//     not when a write commits (protocol/fullrep/depcheck.go).
 //   - dep_check succeeds on the exact version being committed, not on "the
 //     version or a newer one" (COPS §4.3): under last-writer-wins a newer
 //     concurrent write of the same key does not carry the older one's
 //     dependencies, and with the weaker rule our randomized checker tests
 //     found stale reads. So each server remembers every version committed
-//     there (a known cost, listed in docs/status.md).
+//     there until it is stable (committed in every DC), then prunes it.
 //   - No chain replication inside a DC: each shard is one server (the
 //     simulator's crash model keeps what a server synced).
 //   - Dependencies are checked by message even when the owner is the same
 //     server, so the code path is one.
 //   - get_trans (COPS-GT) is not implemented: read_txn and write_txn answer
 //     ErrUnsupported.
-//   - Garbage collection of dependency metadata (COPS §5) is not done for
-//     the committed-version set; a session's nearest dependencies are reset
-//     at each put and skip stable versions, which a shard learns from each
-//     origin's Replicates rather than from COPS's global checkpoint time.
+//   - Garbage collection of dependency metadata (COPS §5): a session's
+//     nearest dependencies are reset at each put and skip stable versions,
+//     and a server's committed-version set drops stable versions; a shard
+//     learns stability from each origin's Replicates rather than from
+//     COPS's global checkpoint time.
 package cops
 
 import (

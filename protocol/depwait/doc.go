@@ -1,7 +1,7 @@
 // Package depwait tracks writes that wait for dependencies: COPS's
 // put_after / dep_check (Lloyd et al., SOSP 2011, §4.2–§4.3) as used by
-// protocol/fullrep, and Karma's put-after and notify-after (karma.txt
-// §4.1.2, §4.2) as used by protocol/karma. Each waiting write names the
+// protocol/fullrep's resumed sessions, and Karma's put-after and
+// notify-after (karma.txt §4.1.2, §4.2) as used by protocol/karma. Each waiting write names the
 // dependencies still missing, and one check is outstanding per dependency
 // however many writes wait on it, retransmitted with backoff until it is
 // answered (protocol.Retry).
@@ -18,7 +18,12 @@
 //
 // # Deviations
 //
-// COPS sends one dep_check per dependency of each replicated write; here a
-// dependency shared by several waiting writes is checked once, which saves
-// messages and changes nothing a client can observe.
+// COPS sends one dep_check per dependency of each replicated write; with
+// Wait's first result a caller can check a dependency shared by several
+// waiting writes once (karma does), which saves messages and changes
+// nothing a client can observe. A caller whose checks list several
+// dependencies and are answered only when all are met must not share
+// them: fullrep's servers, whose DepChecks list every dependency a write
+// has on one owner server, keep per-write state of their own instead;
+// fullrep's resumed sessions, one waiting "write" each, use a Table.
 package depwait

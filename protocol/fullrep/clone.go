@@ -23,15 +23,11 @@ func (p *Protocol) CloneBody(body proto.Message) proto.Message {
 		return &pb.GetReply{ReqId: m.ReqId, Value: cloneBytes(m.Value), Version: m.Version, Stable: m.Stable}
 	case *pb.PutRequest:
 		c := &pb.PutRequest{ReqId: m.ReqId, Key: m.Key, Value: cloneBytes(m.Value), MinVersion: m.MinVersion}
-		if len(m.Deps) > 0 {
-			c.Deps = make([]*pb.Dep, len(m.Deps))
-			for i, d := range m.Deps {
-				if d == nil || len(d.ProtoReflect().GetUnknown()) > 0 {
-					return nil
-				}
-				c.Deps[i] = cloneDep(d)
-			}
+		deps, ok := cloneDeps(m.Deps)
+		if !ok {
+			return nil
 		}
+		c.Deps = deps
 		return c
 	case *pb.PutReply:
 		return &pb.PutReply{ReqId: m.ReqId, Version: m.Version}
@@ -41,17 +37,35 @@ func (p *Protocol) CloneBody(body proto.Message) proto.Message {
 	case *pb.ReplicateAck:
 		return &pb.ReplicateAck{Key: m.Key, Version: m.Version}
 	case *pb.DepCheck:
-		if m.Dep != nil && len(m.Dep.ProtoReflect().GetUnknown()) > 0 {
+		deps, ok := cloneDeps(m.Deps)
+		if !ok {
 			return nil
 		}
-		return &pb.DepCheck{Dep: cloneDep(m.Dep)}
+		return &pb.DepCheck{Deps: deps}
 	case *pb.DepOK:
-		if m.Dep != nil && len(m.Dep.ProtoReflect().GetUnknown()) > 0 {
+		deps, ok := cloneDeps(m.Deps)
+		if !ok {
 			return nil
 		}
-		return &pb.DepOK{Dep: cloneDep(m.Dep)}
+		return &pb.DepOK{Deps: deps}
 	}
 	return nil
+}
+
+// cloneDeps copies a repeated Dep field (empty becomes nil); ok is false
+// if an element is nil or carries unknown fields (left to proto.Clone).
+func cloneDeps(ds []*pb.Dep) (out []*pb.Dep, ok bool) {
+	if len(ds) == 0 {
+		return nil, true
+	}
+	out = make([]*pb.Dep, len(ds))
+	for i, d := range ds {
+		if d == nil || len(d.ProtoReflect().GetUnknown()) > 0 {
+			return nil, false
+		}
+		out[i] = cloneDep(d)
+	}
+	return out, true
 }
 
 // cloneDep copies d (nil stays nil).

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/protocol/depwait"
 	"github.com/causeway/causeway/storage"
 	"github.com/causeway/causeway/topology"
 	pb "github.com/causeway/causeway/wire/fullreppb"
@@ -133,6 +132,15 @@ type outgoing struct {
 type incoming struct {
 	msg  *pb.Replicate
 	from protocol.NodeID
+	// deps are the dependencies it was found waiting for, in the order
+	// the Replicate lists them; met says which have been answered since,
+	// missing how many have not.
+	deps    []*pb.Dep
+	met     []bool
+	missing int
+	// retry paces the resends of its DepChecks (one per owner server,
+	// listing only its own dependencies still missing).
+	retry protocol.Retry
 }
 
 type server struct {
@@ -153,12 +161,18 @@ type server struct {
 	// stable is, by origin server index, the highest stable frontier that
 	// origin has sent (Replicate.stable): its versions with a Lamport
 	// counter below it are committed in every DC (causal mode).
-	stable  map[uint64]uint64
-	in      map[versionID]*incoming                // replicated writes waiting
-	deps    *depwait.Keyed[versionID, *pb.Dep]     // what the writes in `in` wait for
-	seen    map[versionID]bool                     // committed here (causal mode); stored under "s/" + depKey
-	waiters map[versionID]map[protocol.NodeID]bool // dep checks waiting here
-	ticking bool
+	stable map[uint64]uint64
+	// persisted is, by origin, the frontier stored in its "t/" record
+	// (prune.go): what this server knows of stability across a crash.
+	persisted map[uint64]uint64
+	in        map[versionID]*incoming // replicated writes waiting
+	// waitingOn lists, by dependency, the writes in `in` that wait for
+	// it, in the order they started waiting.
+	waitingOn map[versionID][]*incoming
+	seen      map[versionID]bool        // committed here and not yet known stable (causal mode); stored under "s/" + depKey
+	seenBy    map[uint64]*seenQueue     // seen by origin, for pruning (prune.go)
+	waiters   map[versionID][]*depQuery // DepChecks waiting here, by the dependency each misses
+	ticking   bool
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
 }
@@ -214,8 +228,8 @@ func sortedVersions[V any](m map[versionID]V) []versionID {
 func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	s := &server{mode: mode, id: cfg.ID, dc: cfg.ID.DC(), topo: cfg.Topology,
 		store: map[string]entry{}, out: map[versionID]*outgoing{}, in: map[versionID]*incoming{},
-		deps: depwait.NewKeyed[versionID, *pb.Dep](versionID.String), seen: map[versionID]bool{},
-		waiters: map[versionID]map[protocol.NodeID]bool{},
+		waitingOn: map[versionID][]*incoming{}, seen: map[versionID]bool{}, seenBy: map[uint64]*seenQueue{}, persisted: map[uint64]uint64{},
+		waiters: map[versionID][]*depQuery{},
 		stable:  map[uint64]uint64{}, loaded: cfg.Loaded,
 		local: newShards(cfg.Topology, cfg.ID.DC()), all: allShards(cfg.Topology)}
 	i := 0
@@ -235,9 +249,18 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 		s.clock = max(s.clock, r.Version>>serverBits)
 		return nil
 	})
+	_ = cfg.Storage.Scan("t/", func(r storage.Record) error {
+		if origin, err := strconv.ParseUint(r.Key[2:], 10, 64); err == nil {
+			s.stable[origin] = max(s.stable[origin], r.Version)
+			s.persisted[origin] = s.stable[origin]
+		}
+		return nil
+	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
 		if v, ok := parseVersionID(r.Key[2:]); ok {
-			s.seen[v] = true
+			if origin, counter := originOf(v.version); counter >= s.stable[origin] {
+				s.addSeen(v)
+			}
 		}
 		return nil
 	})
@@ -312,9 +335,19 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 			r.Send(s.id, to, o.msg)
 		}
 	}
-	s.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(s.id, s.local.owner(d.Key), &pb.DepCheck{Dep: d})
-	})
+	for _, ik := range sortedVersions(s.in) {
+		w := s.in[ik]
+		if !due(&w.retry, now) {
+			continue
+		}
+		var checks checkBatch
+		for i, d := range w.deps {
+			if !w.met[i] {
+				checks.add(s.local.owner(d.Key), d)
+			}
+		}
+		checks.send(s.id, r)
+	}
 }
 
 // Step implements protocol.Node.
@@ -340,20 +373,19 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			if len(o.unacked) == 0 {
 				delete(s.out, k)
 				r.Write(storage.Write{Kind: storage.Delete, Key: "r/" + k.String()}, false)
+				if s.mode.Causal {
+					s.prune(s.index, &r)
+				}
 			}
 		}
 	case *pb.DepCheck:
-		if s.committed(b.Dep.Key, b.Dep.Version) {
-			r.Send(s.id, m.From, &pb.DepOK{Dep: b.Dep})
-		} else {
-			dk := versionID{b.Dep.Key, b.Dep.Version}
-			if s.waiters[dk] == nil {
-				s.waiters[dk] = map[protocol.NodeID]bool{}
-			}
-			s.waiters[dk][m.From] = true
-		}
+		s.depCheck(m.From, b, &r)
 	case *pb.DepOK:
-		s.depSatisfied(versionID{b.Dep.Key, b.Dep.Version}, &r)
+		for _, d := range b.Deps {
+			if d != nil {
+				s.depSatisfied(versionID{d.Key, d.Version}, &r)
+			}
+		}
 	}
 	s.armTimer(&r)
 	return r
@@ -394,27 +426,31 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 
 // committed reports whether version of key has been committed here.
 func (s *server) committed(key string, version uint64) bool {
-	return s.store[key].version == version || s.seen[versionID{key, version}]
+	return s.store[key].version == version || s.seen[versionID{key, version}] || s.isStable(version)
 }
 
 // commit makes a version durable here: it becomes the key's value if it
 // is newer than the current one (LWW), and in causal mode it is recorded as
-// committed and wakes the dep_checks waiting for it.
+// committed and wakes the dep_checks waiting for it. A key's current
+// version is committed by its "d/" record alone: it goes to seen (and an
+// "s/" record, in the same batch as the "d/" record that replaces it) only
+// when a newer version replaces it before a stored frontier covers it
+// (durablyStable: a frontier known only in memory may be lost in a crash,
+// and the version with it), and a version older than the current one goes
+// there at once.
 func (s *server) commit(key string, value []byte, version uint64, r *protocol.Ready) {
+	cur := s.store[key].version
 	if s.mode.Causal {
 		dk := versionID{key, version}
-		if !s.seen[dk] {
-			s.seen[dk] = true
-			r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
+		switch {
+		case version <= cur:
+			s.remember(dk, r)
+		case cur != 0 && !s.durablyStable(cur):
+			s.remember(versionID{key, cur}, r)
 		}
-		if w := s.waiters[dk]; w != nil {
-			for _, from := range sortedIDs(w) {
-				r.Send(s.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}})
-			}
-			delete(s.waiters, dk)
-		}
+		s.wakeQueries(dk, r)
 	}
-	if version <= s.store[key].version {
+	if version <= cur {
 		return
 	}
 	s.store[key] = entry{value: value, version: version}
@@ -423,11 +459,20 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 	r.VisibleVersion(key, value, version)
 }
 
+// remember adds dk to seen, durably, unless it is there.
+func (s *server) remember(dk versionID, r *protocol.Ready) {
+	if !s.seen[dk] {
+		s.addSeen(dk)
+		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk.String()}, true)
+	}
+}
+
 // replicate handles a write from another DC.
 func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replicate, r *protocol.Ready) {
 	s.clock = max(s.clock, b.Version>>serverBits)
 	if origin := b.Version & (1<<serverBits - 1); s.mode.Causal && b.Stable > s.stable[origin] {
 		s.stable[origin] = b.Stable
+		s.prune(origin, r)
 	}
 	if s.committed(b.Key, b.Version) || (!s.mode.Causal && b.Version <= s.store[b.Key].version) {
 		r.Send(s.id, from, &pb.ReplicateAck{Key: b.Key, Version: b.Version})
@@ -441,28 +486,66 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if err != nil {
 		return // no server sends such a write: drop it rather than guess
 	}
+	var checks checkBatch
+	w := &incoming{msg: b, from: from, retry: protocol.SentAt(now)}
 	for _, d := range deps {
 		to := s.local.owner(d.Key)
-		if to == s.id && s.committed(d.Key, d.Version) {
+		dk := versionID{d.Key, d.Version}
+		if (to == s.id && s.committed(d.Key, d.Version)) || w.waitsFor(dk) {
 			continue
 		}
 		// A dep owned by this server is checked here (and answered by
-		// commit's wake-up of s.waiters) like any other.
-		if s.deps.Wait(ik, versionID{d.Key, d.Version}, d, now) {
-			r.Send(s.id, to, &pb.DepCheck{Dep: d})
-		}
+		// commit's wake-up of s.waiters) like any other. Each write
+		// sends its own DepChecks, one per owner listing the write's
+		// dependencies it owns (depcheck.go), even for a dependency
+		// another waiting write already checks: an owner answers a
+		// DepCheck only when all it lists are committed, so a shared
+		// check would make a write wait for another's dependencies.
+		s.waitingOn[dk] = append(s.waitingOn[dk], w)
+		w.deps = append(w.deps, d)
+		checks.add(to, d)
 	}
-	w := &incoming{msg: b, from: from}
-	if !s.deps.Waiting(ik) {
+	checks.send(s.id, r)
+	if len(w.deps) == 0 {
 		s.finish(w, r)
 		return
 	}
+	w.met = make([]bool, len(w.deps))
+	w.missing = len(w.deps)
 	s.in[ik] = w
 }
 
+// waitsFor reports whether w already waits for dk.
+func (w *incoming) waitsFor(dk versionID) bool {
+	for _, d := range w.deps {
+		if d.Key == dk.key && d.Version == dk.version {
+			return true
+		}
+	}
+	return false
+}
+
+// depSatisfied records that dependency dk is committed in this DC and
+// commits, in the order they started waiting for it, the writes that now
+// miss nothing.
 func (s *server) depSatisfied(dk versionID, r *protocol.Ready) {
-	for _, ik := range s.deps.Satisfied(dk) {
-		if w := s.in[ik]; w != nil {
+	ws := s.waitingOn[dk]
+	if ws == nil {
+		return // a duplicate answer
+	}
+	delete(s.waitingOn, dk)
+	for _, w := range ws {
+		for i, d := range w.deps {
+			if !w.met[i] && d.Key == dk.key && d.Version == dk.version {
+				w.met[i] = true
+				w.missing--
+				break
+			}
+		}
+		if w.missing > 0 {
+			continue
+		}
+		if ik := (versionID{w.msg.Key, w.msg.Version}); s.in[ik] == w {
 			delete(s.in, ik)
 			s.finish(w, r)
 		}

@@ -39,11 +39,15 @@ func (s *server) CheckQuiescent() error {
 	for _, k := range sortedVersions(s.in) {
 		addf("replicated write %s waits for its dependencies", k)
 	}
-	if n := s.deps.Len(); n > 0 {
+	if n := len(s.waitingOn); n > 0 {
 		addf("%d dependency checks outstanding", n)
 	}
 	for _, dk := range sortedVersions(s.waiters) {
-		addf("DepChecks of %v wait here for %s", sortedIDs(s.waiters[dk]), dk)
+		var from []protocol.NodeID
+		for _, q := range s.waiters[dk] {
+			from = append(from, q.from)
+		}
+		addf("DepChecks of %v wait here for %s", from, dk)
 	}
 	if len(list) == 0 {
 		return nil

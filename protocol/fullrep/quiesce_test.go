@@ -39,14 +39,16 @@ func TestServerQuiescentOnlyOnceReplicated(t *testing.T) {
 	if err := s.CheckQuiescent(); err != nil {
 		t.Fatalf("put replicated everywhere: %v", err)
 	}
-	// A replicated write from b depending on a version of j this DC
-	// lacks waits for it.
-	dep := &pb.Dep{Key: "j", Version: 5 << serverBits}
-	s.Step(0, protocol.Message{From: "b/s0", To: s.id, Body: &pb.Replicate{Key: "k2", Value: []byte("w"), Version: 9 << serverBits, PackedDeps: appendDeps(nil, "k2", 9<<serverBits, []*pb.Dep{dep})}})
+	// A replicated write from b (minted by b/s0, server index 2)
+	// depending on a version of j this DC lacks (minted by b/s1, index 3)
+	// waits for it. Neither may be this server's own: its versions below
+	// its clock are all acknowledged by now, so stable (prune.go).
+	dep := &pb.Dep{Key: "j", Version: 5<<serverBits | 3}
+	s.Step(0, protocol.Message{From: "b/s0", To: s.id, Body: &pb.Replicate{Key: "k2", Value: []byte("w"), Version: 9<<serverBits | 2, PackedDeps: appendDeps(nil, "k2", 9<<serverBits|2, []*pb.Dep{dep})}})
 	if err := s.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "waits for its dependencies") {
 		t.Fatalf("replicated write missing its dependency: CheckQuiescent = %v, want it reported", err)
 	}
-	s.Step(0, protocol.Message{From: owner(topo, "a", "j"), To: s.id, Body: &pb.DepOK{Dep: dep}})
+	s.Step(0, protocol.Message{From: owner(topo, "a", "j"), To: s.id, Body: &pb.DepOK{Deps: []*pb.Dep{dep}}})
 	if err := s.CheckQuiescent(); err != nil {
 		t.Fatalf("dependency satisfied: %v", err)
 	}

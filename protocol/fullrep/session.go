@@ -135,7 +135,7 @@ func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
 		rep.SetWANRounds(0) // acknowledged by the session's own DC
 		r.Reply(rep)
 	case *pb.DepOK:
-		c.depOK(b.Dep, &r)
+		c.depOK(b.Deps, &r)
 	}
 	return r
 }

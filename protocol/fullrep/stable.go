@@ -34,9 +34,6 @@ func (s *server) isStable(version uint64) bool {
 	if !s.mode.Causal || version == 0 {
 		return false
 	}
-	origin, counter := version&(1<<serverBits-1), version>>serverBits
-	if origin == s.index {
-		return counter < s.frontier()
-	}
-	return counter < s.stable[origin]
+	origin, counter := originOf(version)
+	return counter < s.knownFrontier(origin)
 }

@@ -14,9 +14,10 @@ import (
 // read-your-writes and monotonic reads, since a version is committed in a
 // DC only after its own dependencies are) and the highest version it has
 // seen (so that its next put still gets a larger Lamport version). A
-// session resumed in DC d first sends a DepCheck for each dependency to its
-// owner in d — the message servers use for a replicated write's
-// dependencies, answered DepOK once that exact version is committed there —
+// session resumed in DC d first sends each server of d that owns some of
+// its dependencies one DepCheck listing them — the message servers use for
+// a replicated write's dependencies, answered by one DepOK once each of
+// those exact versions is committed there —
 // and resends them with the servers' backoff; operations submitted
 // meanwhile wait (and time out). An eventual session's token carries no
 // dependencies: it claims nothing and resumes at once.
@@ -84,12 +85,14 @@ func (p *Protocol) ResumeSession(cfg protocol.SessionConfig, token []byte) (prot
 // startResume sends the first DepCheck of every dependency of a resumed
 // session to its owner in the session's DC.
 func (c *session) startResume(now time.Duration, r *protocol.Ready) {
+	var checks checkBatch
 	for _, d := range c.sortedDeps() {
 		pd := &pb.Dep{Key: d.key, Version: d.version}
 		if c.resume.Wait(resumeName, depKey(d.key, d.version), pd, now) {
-			r.Send(c.id, owner(c.topo, c.id.DC(), d.key), &pb.DepCheck{Dep: pd})
+			checks.add(c.local.owner(d.key), pd)
 		}
 	}
+	checks.send(c.id, r)
 	r.SetTimer(tickEvery, tickToken)
 }
 
@@ -99,20 +102,28 @@ func (c *session) resumeTick(now time.Duration, r *protocol.Ready) {
 	if c.resume == nil {
 		return
 	}
+	var checks checkBatch
 	c.resume.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(c.id, owner(c.topo, c.id.DC(), d.Key), &pb.DepCheck{Dep: d})
+		checks.add(c.local.owner(d.Key), d)
 	})
+	checks.send(c.id, r)
 	r.SetTimer(tickEvery, tickToken)
 }
 
-// depOK records that a dependency of a resumed session is committed in its
-// DC; once all are, the session is free, and an operation that was waiting
-// is sent.
-func (c *session) depOK(d *pb.Dep, r *protocol.Ready) {
-	if c.resume == nil || d == nil {
+// depOK records that dependencies of a resumed session are committed in
+// its DC; once all are, the session is free, and an operation that was
+// waiting is sent.
+func (c *session) depOK(deps []*pb.Dep, r *protocol.Ready) {
+	if c.resume == nil {
 		return
 	}
-	if len(c.resume.Satisfied(depKey(d.Key, d.Version))) == 0 {
+	free := false
+	for _, d := range deps {
+		if d != nil && len(c.resume.Satisfied(depKey(d.Key, d.Version))) > 0 {
+			free = true
+		}
+	}
+	if !free {
 		return
 	}
 	c.resume = nil

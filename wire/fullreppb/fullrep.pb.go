@@ -470,11 +470,17 @@ func (x *ReplicateAck) GetVersion() uint64 {
 	return 0
 }
 
-// DepCheck asks the local server that owns dep.key whether it has applied
-// dep.version (or a later version) — COPS's dep_check.
+// DepCheck asks the local server that owns the keys of deps whether it has
+// committed each of those exact versions — COPS's dep_check (§4.3), one
+// message per owner server for all of a write's dependencies it owns
+// rather than one per dependency (a transport choice: COPS lets the checks
+// go in parallel). The owner answers with one DepOK once every dependency
+// listed is committed. deps was a single Dep before issue #17; a repeated
+// field keeps the same field number, so a one-dependency check is the same
+// bytes as before.
 type DepCheck struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dep           *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	Deps          []*Dep                 `protobuf:"bytes,1,rep,name=deps,proto3" json:"deps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -509,17 +515,18 @@ func (*DepCheck) Descriptor() ([]byte, []int) {
 	return file_proto_causeway_fullrep_v1_fullrep_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *DepCheck) GetDep() *Dep {
+func (x *DepCheck) GetDeps() []*Dep {
 	if x != nil {
-		return x.Dep
+		return x.Deps
 	}
 	return nil
 }
 
-// DepOK answers a DepCheck once the dependency is satisfied.
+// DepOK answers a DepCheck once every dependency it listed is committed
+// at the owner, and lists them again.
 type DepOK struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dep           *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	Deps          []*Dep                 `protobuf:"bytes,1,rep,name=deps,proto3" json:"deps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -554,9 +561,9 @@ func (*DepOK) Descriptor() ([]byte, []int) {
 	return file_proto_causeway_fullrep_v1_fullrep_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *DepOK) GetDep() *Dep {
+func (x *DepOK) GetDeps() []*Dep {
 	if x != nil {
-		return x.Dep
+		return x.Deps
 	}
 	return nil
 }
@@ -598,11 +605,11 @@ const file_proto_causeway_fullrep_v1_fullrep_proto_rawDesc = "" +
 	"packedDepsJ\x04\b\x04\x10\x05\":\n" +
 	"\fReplicateAck\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x04R\aversion\"6\n" +
-	"\bDepCheck\x12*\n" +
-	"\x03dep\x18\x01 \x01(\v2\x18.causeway.fullrep.v1.DepR\x03dep\"3\n" +
-	"\x05DepOK\x12*\n" +
-	"\x03dep\x18\x01 \x01(\v2\x18.causeway.fullrep.v1.DepR\x03depB-Z+github.com/causeway/causeway/wire/fullreppbb\x06proto3"
+	"\aversion\x18\x02 \x01(\x04R\aversion\"8\n" +
+	"\bDepCheck\x12,\n" +
+	"\x04deps\x18\x01 \x03(\v2\x18.causeway.fullrep.v1.DepR\x04deps\"5\n" +
+	"\x05DepOK\x12,\n" +
+	"\x04deps\x18\x01 \x03(\v2\x18.causeway.fullrep.v1.DepR\x04depsB-Z+github.com/causeway/causeway/wire/fullreppbb\x06proto3"
 
 var (
 	file_proto_causeway_fullrep_v1_fullrep_proto_rawDescOnce sync.Once
@@ -630,8 +637,8 @@ var file_proto_causeway_fullrep_v1_fullrep_proto_goTypes = []any{
 }
 var file_proto_causeway_fullrep_v1_fullrep_proto_depIdxs = []int32{
 	0, // 0: causeway.fullrep.v1.PutRequest.deps:type_name -> causeway.fullrep.v1.Dep
-	0, // 1: causeway.fullrep.v1.DepCheck.dep:type_name -> causeway.fullrep.v1.Dep
-	0, // 2: causeway.fullrep.v1.DepOK.dep:type_name -> causeway.fullrep.v1.Dep
+	0, // 1: causeway.fullrep.v1.DepCheck.deps:type_name -> causeway.fullrep.v1.Dep
+	0, // 2: causeway.fullrep.v1.DepOK.deps:type_name -> causeway.fullrep.v1.Dep
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
