@@ -91,9 +91,17 @@ func TestChainReactionLiveServerKilled(t *testing.T) {
 	if got := retryUnavailable(lc, "get", "x"); got != "x1" {
 		t.Fatalf("get x after %s was killed = %q, want the acknowledged x1", victim, got)
 	}
-	retryUnavailable(lc, "put", "x", "x2")
-	if got := retryUnavailable(lc, "get", "x"); got != "x2" {
-		t.Fatalf("get x after the put of x2 on the repaired chain = %q", got)
+	// The get continues the put's session (its token): a fresh session
+	// may read any node of the chain, one the lazy propagation of x2 has
+	// not reached yet (causal+ orders a session's operations, not
+	// separate processes by wall-clock time).
+	_, errOut := retryUnavailableOut(lc, "put", "--print-token", "x", "x2")
+	token, ok := strings.CutPrefix(strings.TrimSpace(errOut), "session-token: ")
+	if !ok {
+		t.Fatalf("put --print-token printed no token on stderr: %q", errOut)
+	}
+	if got := retryUnavailable(lc, "get", "--session-token", token, "x"); got != "x2" {
+		t.Fatalf("get x in the session that put x2 on the repaired chain = %q", got)
 	}
 }
 
@@ -109,11 +117,18 @@ const maxFailedGets = 20
 // is run again, with another session, until catchUp has passed.
 func retryUnavailable(lc *liveCluster, op string, args ...string) string {
 	lc.t.Helper()
+	out, _ := retryUnavailableOut(lc, op, args...)
+	return out
+}
+
+// retryUnavailableOut is retryUnavailable returning stderr too.
+func retryUnavailableOut(lc *liveCluster, op string, args ...string) (string, string) {
+	lc.t.Helper()
 	deadline := time.Now().Add(catchUp)
 	for {
 		code, out, errOut := lc.run(append([]string{op, "--cluster", lc.dir, "--dc", "dc1", "--timeout", "5s"}, args...)...)
 		if code == 0 {
-			return strings.TrimSpace(out)
+			return strings.TrimSpace(out), errOut
 		}
 		if !strings.Contains(errOut, "unavailable") || time.Now().After(deadline) {
 			lc.t.Fatalf("%s %v: exit %d\n%s%s", op, args, code, out, errOut)
