@@ -301,6 +301,8 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	case *pb.CacheGetReply:
 		c.lc.observe(b.Clock)
 		c.cacheReply(now, b, &r)
+	case *pb.ResendReq:
+		c.resend(now, b, &r)
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
@@ -315,11 +317,11 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	t := c.thread(b.Session)
 	t.get, t.txn = nil, nil
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
-	if n := len(t.wb); n > 0 {
-		// Program order: the write must follow the thread's previous one
-		// in every ring (see propagate).
-		prev := t.wb[n-1].put
-		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version, ProgramOrder: true})
+	// Program order: the write must follow every earlier write of the
+	// thread still buffered (incomplete), in every ring (doc.go,
+	// "Pipelined propagation"); the earlier ones are complete.
+	for _, e := range t.wb {
+		put.Deps = append(put.Deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
 	}
 	c.nextID++
 	e := c.newEntry(t.name, put)
@@ -352,7 +354,13 @@ func (t *threadState) restrictions() []*pb.Dep {
 }
 
 // buffered reports whether d is one of the thread's own writes still in
-// its write buffer.
+// its write buffer. Reading it back from a ring restricts the thread like
+// any in-flight read, but it is no put-after dependency of the thread's
+// later writes: program order already puts them after it in every ring
+// (§4.1.2: "no put-after is needed if the puts are completed in thread
+// program order"), and its completion lifts the restriction (complete).
+// As a put-after dependency it would hold every later write until it is
+// written in every ring, one write per ring round trip again.
 func (t *threadState) buffered(d *pb.Dep) bool {
 	for _, e := range t.wb {
 		if e.put.Key == d.Key && e.put.Version == d.Version {
@@ -376,9 +384,10 @@ func (c *coordinator) binding(t *threadState) int {
 
 // propagate sends every buffered write of the thread to every ring that
 // has not acknowledged it, retransmitting with backoff. Program order
-// holds because each write names the thread's previous buffered write as a
-// put-after dependency, so all of a thread's writes are in flight at once
-// rather than one per ring round trip (see doc.go, deviations).
+// holds because each write names the thread's earlier buffered writes as
+// program-order dependencies, so all of a thread's writes are in flight at
+// once rather than one per ring round trip (doc.go, "Pipelined
+// propagation").
 func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.Ready) {
 	entries := t.wb
 	if t.notify != nil {
@@ -390,11 +399,11 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 			case e.acked[ring]:
 			case !e.sent[ring]:
 				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
 			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
 				e.resent[ring] = true
 				c.ackRTT[ring].backOff(now)
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
 			}
 		}
 	}
@@ -695,10 +704,34 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
-// withClock returns a copy of a buffered write carrying the CC's commit
-// clock now (the buffered message itself may be in a runtime's hands).
-func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
-	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+// toRing returns a copy of a buffered write for ring carrying the CC's
+// commit clock now (the buffered message itself may be in a runtime's
+// hands). Of its program-order dependencies it keeps those the ring has
+// not acknowledged yet: an acknowledged one is written there, and the
+// clock this copy carries is above its evt (doc.go, "Pipelined
+// propagation").
+func (c *coordinator) toRing(t *threadState, ring int, p *pb.RingPut) *pb.RingPut {
+	deps := p.Deps
+	if len(deps) > 0 {
+		deps = make([]*pb.Dep, 0, len(p.Deps))
+		for _, d := range p.Deps {
+			if !d.ProgramOrder || !t.ackedIn(ring, d) {
+				deps = append(deps, d)
+			}
+		}
+	}
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+}
+
+// ackedIn reports whether the thread's write d has been acknowledged by
+// ring, or has completed (left the write buffer).
+func (t *threadState) ackedIn(ring int, d *pb.Dep) bool {
+	for _, e := range t.wb {
+		if e.put.Key == d.Key && e.put.Version == d.Version {
+			return e.acked[ring]
+		}
+	}
+	return true
 }
 
 // found reports whether a read of version with value returned data: a
