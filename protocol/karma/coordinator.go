@@ -316,13 +316,11 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientPut, r *protocol.Ready) {
 	t := c.thread(b.Session)
 	t.get, t.txn = nil, nil
+	// Program order (the write must follow every earlier write of the
+	// thread still buffered, in every ring) is added to each copy sent
+	// (toRing), not kept here: a backlog of n writes would hold n²
+	// dependencies (doc.go, "Pipelined propagation").
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
-	// Program order: the write must follow every earlier write of the
-	// thread still buffered (incomplete), in every ring (doc.go,
-	// "Pipelined propagation"); the earlier ones are complete.
-	for _, e := range t.wb {
-		put.Deps = append(put.Deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
-	}
 	c.nextID++
 	e := c.newEntry(t.name, put)
 	t.wb = append(t.wb, e)
@@ -393,10 +391,15 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 	if t.notify != nil {
 		entries = append(entries[:len(entries):len(entries)], t.notify)
 	}
+	unacked := make([]int, len(c.topo.Rings())) // earlier writes each ring has not acknowledged
 	for _, e := range entries {
 		for ring := range c.topo.Rings() {
 			switch {
 			case e.acked[ring]:
+				continue
+			case !e.sent[ring] && !e.put.Notify && unacked[ring] >= pipelineWindow:
+				// The window is full: the write waits for an earlier
+				// one's acknowledgement from this ring.
 			case !e.sent[ring]:
 				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
@@ -405,9 +408,21 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 				c.ackRTT[ring].backOff(now)
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
 			}
+			unacked[ring]++
 		}
 	}
 }
+
+// pipelineWindow is how many of a thread's writes a ring may have
+// unacknowledged: a later write is sent to the ring once an earlier one is
+// acknowledged there. Each copy of a write names as program-order
+// dependencies every earlier write the ring has not acknowledged, and its
+// MM waits for each, so an unbounded backlog (a ring that falls behind a
+// fast writer) cost each write, and each MM, work in proportion to the
+// backlog: quadratic in all, and the contention run grew to gigabytes
+// without converging. 32 writes per intra-ring round trip is far above
+// what a thread of the reproductions writes (a put per few ms at most).
+const pipelineWindow = 32
 
 // ringAck records that a ring has a write. A write every ring has, and
 // whose predecessors in the thread are complete, is complete: the MMs are
@@ -439,6 +454,7 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 	for len(t.wb) > 0 && t.wb[0].allAcked() {
 		c.complete(t, t.wb[0], r)
 	}
+	c.propagate(now, t, r) // the ring's window has room for a later write
 }
 
 // complete retires the oldest write of the thread's buffer, which every
@@ -712,26 +728,23 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 // propagation").
 func (c *coordinator) toRing(t *threadState, ring int, p *pb.RingPut) *pb.RingPut {
 	deps := p.Deps
-	if len(deps) > 0 {
-		deps = make([]*pb.Dep, 0, len(p.Deps))
+	if !p.Notify {
+		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
 		for _, d := range p.Deps {
-			if !d.ProgramOrder || !t.ackedIn(ring, d) {
+			if !d.ProgramOrder { // a write buffered before they were computed here
 				deps = append(deps, d)
+			}
+		}
+		for _, e := range t.wb {
+			if e.put.Version >= p.Version {
+				break
+			}
+			if !e.acked[ring] {
+				deps = append(deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
 			}
 		}
 	}
 	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
-}
-
-// ackedIn reports whether the thread's write d has been acknowledged by
-// ring, or has completed (left the write buffer).
-func (t *threadState) ackedIn(ring int, d *pb.Dep) bool {
-	for _, e := range t.wb {
-		if e.put.Key == d.Key && e.put.Version == d.Version {
-			return e.acked[ring]
-		}
-	}
-	return true
 }
 
 // found reports whether a read of version with value returned data: a
