@@ -404,8 +404,9 @@
 //     within a thread: instead of sending a thread's next write to a ring
 //     once the previous one is acknowledged there (§4.1.2's program-order
 //     propagation, which caps a thread at one write per round trip to the
-//     farthest ring), all its buffered writes travel at once and program
-//     order is kept by the MMs (see "Pipelined propagation").
+//     farthest ring), up to 32 (pipelineWindow) of its writes
+//     unacknowledged by a ring travel to it at once and program order is
+//     kept by the MMs (see "Pipelined propagation").
 //     Put-after dependencies are waited for until installed in the ring
 //     (to be ready) and written there (to be written), where §4.1.2 waits
 //     for the dependency's completion in the ring; a reader bound to a ring
