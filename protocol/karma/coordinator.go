@@ -420,9 +420,13 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 // MM waits for each, so an unbounded backlog (a ring that falls behind a
 // fast writer) cost each write, and each MM, work in proportion to the
 // backlog: quadratic in all, and the contention run grew to gigabytes
-// without converging. 32 writes per intra-ring round trip is far above
-// what a thread of the reproductions writes (a put per few ms at most).
-const pipelineWindow = 32
+// without converging. The window must hold what a fast writer has in
+// flight to its farthest ring: on karma-aws8 (ycsb-95-5, 4 clients per
+// DC, seed 2) sao-paulo's threads, all local, write a put every ~25 ms
+// and rings answer in up to ~1 s, so 32 and 64 held writes back
+// (visibility p50 995 / 324 ms, p99 3.4 / 1.8 s) where 128 matches no
+// window at all (301 / 453 ms).
+const pipelineWindow = 128
 
 // ringAck records that a ring has a write. A write every ring has, and
 // whose predecessors in the thread are complete, is complete: the MMs are
