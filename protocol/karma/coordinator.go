@@ -33,6 +33,10 @@ type wbEntry struct {
 	// reached, and what the thread had read, are unknown: a get never
 	// answers from it without asking a ring too.
 	recovered bool
+	// readRing is the ring the thread was bound to when it put the write
+	// (-1: none, or unknown after a crash): its put-after dependencies are
+	// installed there, so that ring's copy says so (toRing).
+	readRing int
 }
 
 func (e *wbEntry) allAcked() bool {
@@ -202,7 +206,7 @@ func (c *coordinator) thread(name string) *threadState {
 func (c *coordinator) newEntry(thread string, put *pb.RingPut) *wbEntry {
 	n := len(c.topo.Rings())
 	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n),
-		sentAt: make([]time.Duration, n), resent: make([]bool, n)}
+		sentAt: make([]time.Duration, n), resent: make([]bool, n), readRing: -1}
 	c.entries[put.Id] = e
 	return e
 }
@@ -323,6 +327,9 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
 	c.nextID++
 	e := c.newEntry(t.name, put)
+	if len(put.Deps) > 0 {
+		e.readRing = t.drrRing
+	}
 	t.wb = append(t.wb, e)
 	r.Write(storage.Write{Kind: storage.Put, Key: wbKey(t.name, put.Id), Value: marshal(put)}, true)
 	r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Restricted: c.restricted(t)})
@@ -402,11 +409,11 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 				// one's acknowledgement from this ring.
 			case !e.sent[ring]:
 				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
 				e.resent[ring] = true
 				c.ackRTT[ring].backOff(now)
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			}
 			unacked[ring]++
 		}
@@ -730,12 +737,19 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 // not acknowledged yet: an acknowledged one is written there, and the
 // clock this copy carries is above its evt (doc.go, "Pipelined
 // propagation").
-func (c *coordinator) toRing(t *threadState, ring int, p *pb.RingPut) *pb.RingPut {
+func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
+	p := e.put
 	deps := p.Deps
 	if !p.Notify {
 		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
 		for _, d := range p.Deps {
-			if !d.ProgramOrder { // a write buffered before they were computed here
+			switch {
+			case d.ProgramOrder: // a write buffered before they were computed here
+			case ring == e.readRing:
+				// Read here, so installed here: its MM need not ask
+				// (doc.go, "Pipelined propagation").
+				deps = append(deps, &pb.Dep{Key: d.Key, Version: d.Version, Installed: true})
+			default:
 				deps = append(deps, d)
 			}
 		}

@@ -90,13 +90,15 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 			}
 			continue
 		}
-		// Ready once installed here; written once written here.
+		// Ready once installed here (known if the writer read it here:
+		// Dep.installed); written once written here.
 		id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
-		if !m.installedHere(dk) && !m.knownInstalled[dk] && m.deps.Wait(wk, depName(id), id, now) {
+		if !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] && m.deps.Wait(wk, depName(id), id, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: id})
 		}
-		if !m.committed[dk] && !m.knownWritten[dk] && m.deps.Wait(gateName(wk), dk, d, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+		wd := &pb.Dep{Key: d.Key, Version: d.Version}
+		if !m.committed[dk] && !m.knownWritten[dk] && m.deps.Wait(gateName(wk), dk, wd, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: wd})
 		}
 	}
 	if !b.Notify {

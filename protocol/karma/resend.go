@@ -66,7 +66,7 @@ func (m *middleMan) askForLostWrites(now time.Duration, r *protocol.Ready) {
 			continue
 		}
 		for _, d := range w.msg.Deps {
-			if dk := depKey(d.Key, d.Version); !d.ProgramOrder && !m.installedHere(dk) && !m.knownInstalled[dk] {
+			if dk := depKey(d.Key, d.Version); !d.ProgramOrder && !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] {
 				id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
 				ask[depName(id)] = id
 			}
@@ -115,7 +115,7 @@ func (c *coordinator) resend(now time.Duration, b *pb.ResendReq, r *protocol.Rea
 			continue
 		}
 		e.resent[ring], e.retry[ring] = true, protocol.SentAt(now)
-		r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(c.thread(e.session), ring, e.put))
+		r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(c.thread(e.session), ring, e))
 		return
 	}
 }
