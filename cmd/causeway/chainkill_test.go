@@ -111,7 +111,6 @@ func TestChainReactionLiveServerKilled(t *testing.T) {
 	}
 }
 
-
 // retryUnavailable runs `causeway get|put … args` on lc until it succeeds,
 // and returns its output. A new CLI session fetches the master's view
 // first (chain.Client.Fetch), which lists the killed node until the
