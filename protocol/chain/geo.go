@@ -83,8 +83,8 @@ func (s *server) localOrigin(v uint64) bool {
 // already.
 func (s *server) atTail(key string, it *item, c []protocol.NodeID, i int, r *protocol.Ready) {
 	if s.layout.Geo {
-		for _, x := range it.versions {
-			if x.v > it.stable && s.localOrigin(x.v) && !shipping(it, x.v) {
+		for _, x := range it.aboveStable() {
+			if s.localOrigin(x.v) && !shipping(it, x.v) {
 				it.shipq = append(it.shipq, x)
 				if len(it.shipq) == 1 {
 					s.ship(key, x, r)
@@ -107,8 +107,8 @@ func (s *server) unshipped(it *item, newest uint64) []*pb.Unshipped {
 		return nil
 	}
 	var out []*pb.Unshipped
-	for _, x := range it.versions {
-		if x.v > it.stable && x.v < newest && s.localOrigin(x.v) {
+	for _, x := range it.aboveStable() {
+		if x.v < newest && s.localOrigin(x.v) {
 			out = append(out, &pb.Unshipped{Version: x.v, Value: x.value, Geo: x.geo, Seq: s.wireSeq(x)})
 		}
 	}
@@ -124,6 +124,17 @@ func (s *server) addUnshipped(b *pb.Update, it *item, r *protocol.Ready) {
 			r.VisibleVersion(b.Key, x.value, x.v)
 		}
 	}
+}
+
+// aboveStable is the suffix of it's versions (ascending) newer than its
+// stable one: usually none or the newest alone, so an Update's
+// Update.unshipped costs no walk over the versions a head keeps.
+func (it *item) aboveStable() []ver {
+	i := len(it.versions)
+	for i > 0 && it.versions[i-1].v > it.stable {
+		i--
+	}
+	return it.versions[i:]
 }
 
 func shipping(it *item, v uint64) bool {
