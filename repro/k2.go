@@ -65,7 +65,7 @@ type k2Setting struct {
 	// f is the replication factor.
 	f int
 	// writes is the share of operations that write (half write_txn, half
-	// single-key puts as k2-default), -1: the base workload's mix.
+	// simple writes as k2-default), -1: the base workload's mix.
 	writes float64
 	// zipf is the zipf constant (0: the base workload's).
 	zipf float64
@@ -134,7 +134,8 @@ func (s k2Setting) workload(records int) (workload.Workload, error) {
 		w.ZipfConstant = s.zipf
 	}
 	if s.writes >= 0 {
-		// k2-default's split: half write-only transactions, half puts.
+		// k2-default's split: half write-only transactions, half simple
+		// writes (UpdateKeys puts each).
 		w.UpdateProportion, w.WriteTxnProportion = s.writes/2, s.writes/2
 		w.ReadTxnProportion = 1 - s.writes
 	}

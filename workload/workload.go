@@ -101,7 +101,8 @@ type Workload struct {
 	ValueSize int
 	// ReadProportion is the share of single-key gets.
 	ReadProportion float64
-	// UpdateProportion is the share of single-key puts to existing keys.
+	// UpdateProportion is the share of single-key puts to existing keys
+	// (with UpdateKeys above 1, of batches of them).
 	UpdateProportion float64
 	// InsertProportion is the share of puts to new keys beyond the
 	// initial key space.
@@ -119,6 +120,13 @@ type Workload struct {
 	DeleteProportion float64
 	// TxnKeys is the number of distinct keys per transaction.
 	TxnKeys int
+	// UpdateKeys, when above 1, makes each update a batch of that many
+	// independent single-key puts of distinct keys, issued one after
+	// another by the client: the "simple write" of Eiger's benchmark,
+	// which K2 runs with "5 keys per operation" (k2.txt §VII-B). The
+	// puts are separate operations in the history (none is atomic with
+	// another); 0 or 1 is one put.
+	UpdateKeys int
 	// TxnKeysMax, when above TxnKeys, makes each transaction draw its
 	// number of keys uniformly in [TxnKeys, TxnKeysMax] (chainreaction.txt
 	// §7.3: "2 to 5 keys").
@@ -195,11 +203,11 @@ var presets = map[string]Workload{
 	"txn": withWriteTxns(withReadTxns(preset("txn", "multi-key operations: 45% gets / 5% puts / 45% read_txn / 5% write_txn of 4 distinct keys, zipfian",
 		0.45, 0.05, 0, 0, DistZipfian), 0.45), 0.05),
 	"k2-default": k2Workload("k2-default",
-		"K2's default (k2.txt §VII-B): 1M keys, 128 B values, 5 keys per op, zipf 1.2; 99% read_txn, 0.5% write_txn, 0.5% single-key puts",
-		0.005, 0.005),
+		"K2's default (k2.txt §VII-B): 1M keys, 128 B values, 5 keys per op, zipf 1.2; 99% read_txn, 0.5% write_txn, 0.5% simple writes (5 independent single-key puts each)",
+		0.005, 0.005, K2TxnKeys),
 	"k2-tao": k2Workload("k2-tao",
 		"K2's TAO workload (k2.txt §VII-C): k2-default's keys, sizes and skew with 0.2% writes, all single-key puts (no write_txn)",
-		0.002, 0),
+		0.002, 0, 1),
 	"write-txn": withWriteTxns(preset("write-txn", "multi-key writes: 90% gets / 10% write_txn of 4 distinct keys, zipfian",
 		0.9, 0, 0, 0, DistZipfian), 0.1),
 }
@@ -217,16 +225,19 @@ const (
 )
 
 // k2Workload is K2's benchmark: every read is a read-only transaction of
-// K2TxnKeys keys, puts are single-key writes and write_txns write
-// K2TxnKeys keys. TAO's value sizes and keys per operation are not
+// K2TxnKeys keys, write_txns write K2TxnKeys keys, and with write_txns
+// in the mix (k2-default) each update is Eiger's "simple write", a batch
+// of K2TxnKeys independent single-key puts ("5 keys per operation",
+// k2.txt §VII-B); k2-tao's writes are single-key puts. TAO's value sizes and keys per operation are not
 // published (k2.txt cites them without numbers; Eiger's code withholds its
 // distributions), so k2-tao keeps k2-default's 128 B values and 5-key
 // reads, changing only the write mix.
-func k2Workload(name, summary string, puts, writeTxns float64) Workload {
+func k2Workload(name, summary string, puts, writeTxns float64, updateKeys int) Workload {
 	w := preset(name, summary, 0, puts, 0, 0, DistZipf)
 	w.RecordCount = K2Records
 	w.ValueSize = K2ValueSize
 	w.TxnKeys = K2TxnKeys
+	w.UpdateKeys = updateKeys
 	w.ZipfConstant = K2Zipf
 	w.ReadTxnProportion = 1 - puts - writeTxns
 	w.WriteTxnProportion = writeTxns
@@ -317,6 +328,9 @@ func (w Workload) Validate() error {
 	}
 	if math.Abs(sum-1) > 1e-6 {
 		return fmt.Errorf("workload %q: proportions sum to %v, not 1", w.Name, sum)
+	}
+	if w.UpdateKeys < 0 || w.UpdateKeys > w.RecordCount {
+		return fmt.Errorf("workload %q: UpdateKeys %d not in [0, RecordCount=%d]", w.Name, w.UpdateKeys, w.RecordCount)
 	}
 	if w.ReadTxnProportion > 0 || w.WriteTxnProportion > 0 {
 		if w.TxnKeys < 1 || w.TxnKeys > w.RecordCount {
@@ -417,9 +431,10 @@ type Client struct {
 	// seq counts the client's writes.
 	seq uint64
 
-	// pending is the put that completes a read-modify-write.
-	pending    protocol.Request
-	hasPending bool
+	// queued are requests an earlier draw already decided: the put that
+	// completes a read-modify-write, the rest of an update batch
+	// (Workload.UpdateKeys).
+	queued []protocol.Request
 
 	// local is the placement oracle (SetPlacement); placed is set while
 	// the current operation's keys must satisfy local(key) == wantLocal.
@@ -494,10 +509,9 @@ func (w Workload) NewClient(session string, rng *rand.Rand) *Client {
 // Next returns the client's next request. A read-modify-write yields two
 // consecutive requests: a get, then a put of the same key.
 func (c *Client) Next() protocol.Request {
-	if c.hasPending {
-		c.hasPending = false
-		req := c.pending
-		c.pending = protocol.Request{}
+	if len(c.queued) > 0 {
+		req := c.queued[0]
+		c.queued = c.queued[1:]
 		return req
 	}
 	kind := c.chooseOp()
@@ -510,7 +524,18 @@ func (c *Client) Next() protocol.Request {
 	}
 	switch kind {
 	case opUpdate:
-		return c.put(c.drawKey())
+		if c.w.UpdateKeys <= 1 {
+			return c.put(c.drawKey())
+		}
+		first := protocol.Request{}
+		for i, k := range c.distinctKeys(c.w.UpdateKeys) {
+			if i == 0 {
+				first = c.put(k)
+			} else {
+				c.queued = append(c.queued, c.put(k))
+			}
+		}
+		return first
 	case opInsert:
 		return c.put(c.inserts.Next(c.rng))
 	case opDelete:
@@ -519,8 +544,7 @@ func (c *Client) Next() protocol.Request {
 		return protocol.Request{Op: protocol.OpPut, Key: Key(c.drawKey()), Value: protocol.Tombstone(id)}
 	case opRMW:
 		k := c.drawKey()
-		c.pending = c.put(k)
-		c.hasPending = true
+		c.queued = append(c.queued, c.put(k))
 		return protocol.Request{Op: protocol.OpGet, Key: Key(k)}
 	case opReadTxn:
 		idx := c.distinctKeys(c.txnKeys())

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -740,9 +741,11 @@ func TestK2Workloads(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		puts, wtxn float64
-	}{{"k2-default", 0.005, 0.005}, {"k2-tao", 0.002, 0}} {
+		updateKeys int
+	}{{"k2-default", 0.005, 0.005, 5}, {"k2-tao", 0.002, 0, 1}} {
 		w := mustLookup(t, tt.name)
 		if w.RecordCount != 1_000_000 || w.ValueSize != 128 || w.TxnKeys != 5 || w.ZipfConstant != 1.2 ||
+			w.UpdateKeys != tt.updateKeys ||
 			w.ReadProportion != 0 || w.UpdateProportion != tt.puts || w.WriteTxnProportion != tt.wtxn ||
 			math.Abs(w.ReadTxnProportion+tt.puts+tt.wtxn-1) > 1e-12 {
 			t.Errorf("%s = %+v", tt.name, w)
@@ -750,6 +753,51 @@ func TestK2Workloads(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
+	}
+}
+
+// TestUpdateBatches: with UpdateKeys 5 every update is five consecutive
+// single-key puts of distinct keys, each with its own fresh value, in
+// the order of their value IDs, and reads are never interleaved into a
+// batch.
+func TestUpdateBatches(t *testing.T) {
+	w := Workload{Name: "b", RecordCount: 20, ValueSize: 16, Distribution: DistZipf, ZipfConstant: 1.2,
+		UpdateProportion: 0.3, ReadProportion: 0.7, UpdateKeys: 5}
+	c := w.NewClient("s", newRand(3))
+	batches, seq := 0, uint64(0)
+	for i := 0; i < 2000; i++ {
+		r := c.Next()
+		if r.Op != protocol.OpPut {
+			continue
+		}
+		batches++
+		keys := map[string]bool{}
+		for j := 0; ; j++ {
+			id, _, _ := strings.Cut(string(r.Value), "#")
+			n, err := strconv.ParseUint(strings.TrimPrefix(id, "s-"), 10, 64)
+			if err != nil || n != seq+1 {
+				t.Fatalf("put %d of batch %d has value ID %q, want s-%d", j, batches, id, seq+1)
+			}
+			seq = n
+			if keys[r.Key] {
+				t.Fatalf("batch %d writes %s twice", batches, r.Key)
+			}
+			keys[r.Key] = true
+			if j == 4 {
+				break
+			}
+			r = c.Next()
+			if r.Op != protocol.OpPut {
+				t.Fatalf("batch %d: request %d is %v, want the batch's next put", batches, j+1, r.Op)
+			}
+		}
+	}
+	if batches < 400 {
+		t.Errorf("%d batches in 2000 requests, want about 30%% of the operations", batches)
+	}
+	w.UpdateKeys = 21
+	if err := w.Validate(); err == nil {
+		t.Error("UpdateKeys above RecordCount validated")
 	}
 }
 
