@@ -196,8 +196,9 @@ throughput rises by less than 5%), and §VII-D's write latency and
 staleness. Every run is checked.
 
 The defaults take the paper's 1M keys (the caches 5% of them) drawn with
-the zipf law over exactly the keys, 64 clients, and 40 s of virtual time per
-latency run of which the first 20 s are dropped. The caches start warm, as
+the zipf law over exactly the keys, 256 clients (the paper runs at "medium
+load"; k2's default setting at about two thirds of its peak here), and 60 s
+of virtual time per latency run of which the first 20 s are dropped. The caches start warm, as
 400,000 read-only transactions per DC would have left them (--warm-reads,
 'causeway sim --warm-reads': drawn from the workload, not run), instead of
 the paper's nine minutes of reads. Fig. 9's runs are 20 s (10 s dropped) with
@@ -222,9 +223,9 @@ report.`,
 	f := cmd.Flags()
 	f.DurationVar(&opts.Duration, "duration", repro.K2Duration, "virtual time of each latency run, its warm-up included")
 	f.DurationVar(&opts.Warmup, "warmup", repro.K2Warmup, "start of each run whose operations are dropped while the caches warm")
-	f.IntVar(&opts.LatencyClients, "clients", repro.K2Clients, "closed-loop clients of the latency runs, the first point of Fig. 9's sweep")
-	f.IntSliceVar(&opts.Threads, "sweep", nil, fmt.Sprintf("client counts of Fig. 9's sweep (default: from --clients, double until throughput rises by less than %.0f%%, at most %d)",
-		100*repro.K2SaturationGain, repro.K2SweepMax))
+	f.IntVar(&opts.LatencyClients, "clients", repro.K2Clients, "closed-loop clients of the latency runs (Fig. 8, TAO, §VII-D)")
+	f.IntSliceVar(&opts.Threads, "sweep", nil, fmt.Sprintf("client counts of Fig. 9's sweep (default: from %d, double until throughput rises by less than %.0f%%, at most %d)",
+		repro.K2SweepStart, 100*repro.K2SaturationGain, repro.K2SweepMax))
 	f.IntVar(&opts.Records, "records", repro.K2Records, "keys of the workloads (the paper's 1000000)")
 	f.IntVar(&opts.WarmReads, "warm-reads", 0, fmt.Sprintf("read-only transactions per DC whose cache state every run starts in, drawn but not run (0: %d per 100,000 keys; -1: none, the caches start empty)",
 		repro.K2WarmReadsPer100k))
