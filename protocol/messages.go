@@ -58,3 +58,12 @@ type WriteCarrier interface {
 type Cloner interface {
 	CloneBody(body proto.Message) proto.Message
 }
+
+// Sizer is implemented by protocols that size their own message bodies
+// faster than proto.Size's reflection, for the simulator, which sizes
+// every message it sends (wan_bytes, the cost model, the frame limit).
+// BodySize returns proto.Size(body), or false for a body it does not
+// size, which the simulator then sizes with proto.Size.
+type Sizer interface {
+	BodySize(body proto.Message) (int, bool)
+}

@@ -65,7 +65,14 @@ type sized struct {
 // over the wire's frame limit is a bug of its sender, as it would be live.
 func (s *Sim) countBytes(from *simNode, body proto.Message, wan bool) int {
 	if s.sized.body != body {
-		s.sized = sized{body: body, size: proto.Size(body)}
+		n, ok := 0, false
+		if s.sizer != nil {
+			n, ok = s.sizer.BodySize(body)
+		}
+		if !ok {
+			n = proto.Size(body)
+		}
+		s.sized = sized{body: body, size: n}
 	}
 	size := s.sized.size
 	frame := size

@@ -180,6 +180,7 @@ type Sim struct {
 	prio    protocol.Prioritizer  // nil unless the protocol has priorities
 	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
 	cloner  protocol.Cloner       // nil unless the protocol copies its own messages
+	sizer   protocol.Sizer        // nil unless the protocol sizes its own messages
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
@@ -230,6 +231,7 @@ func New(cfg Config) (*Sim, error) {
 	s.prio, _ = cfg.Protocol.(protocol.Prioritizer)
 	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
 	s.cloner, _ = cfg.Protocol.(protocol.Cloner)
+	s.sizer, _ = cfg.Protocol.(protocol.Sizer)
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
