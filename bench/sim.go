@@ -94,6 +94,10 @@ type SimSpec struct {
 	// (k2's LRU holds the loaded values of the most recently read keys it
 	// would have fetched). With the load phase only (not NoLoad).
 	WarmReads int
+	// CheckShared, for tests, checks that no node modifies a message body
+	// the protocol lets receivers share (sim.Config.CheckShared): RunSim
+	// panics, or fails, when one did.
+	CheckShared bool
 }
 
 // progressSteps is how many times a run reports progress.
@@ -122,7 +126,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
-		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(),
+		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(), CheckShared: spec.CheckShared,
 	})
 	if err != nil {
 		return nil, err
@@ -236,6 +240,9 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	s.RunUntil(s.Now() + timeout + time.Second)
 	quiet, unquiescent := s.QuiesceChecked(time.Second, 120*time.Second)
+	if err := s.SharedIntact(); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
 	if hw != nil {
 		if err := hw.Flush(); err != nil {
 			return nil, err

@@ -14,8 +14,11 @@
 // one-way) and at crashed nodes. Every message is copied when sent
 // (proto.Clone, which keeps what the wire keeps: an empty bytes field
 // arrives as nil, as it would decoded), so nothing is shared between nodes
-// by aliasing; Config.WireRoundTrip encodes and decodes it with the wire
-// codec instead, as the live runtimes do.
+// by aliasing — unless the protocol promises that its nodes never modify
+// a body sent or received (protocol.Sharer; Config.CheckShared checks the
+// promise), when receivers get the sent body itself; Config.WireRoundTrip
+// encodes and decodes it with the wire codec instead, as the live runtimes
+// do.
 //
 // Nodes: every server node of the protocol, plus client sessions added with
 // AddSession. A server node may have a service time (Config.ServiceTime,
@@ -77,6 +80,12 @@ type Config struct {
 	// instead of copying it (about twice the cost of the copy; a run is
 	// the same either way, since both keep exactly what the wire keeps).
 	WireRoundTrip bool
+	// CheckShared, for tests: a body the protocol lets receivers share
+	// (protocol.Sharer) is copied when first sent, and compared with its
+	// copy whenever a node receives it, after the node's Step, and by
+	// SharedIntact; a body that changed panics (or is SharedIntact's
+	// error), naming its receiver.
+	CheckShared bool
 }
 
 // Stats counts what the network did.
@@ -177,10 +186,12 @@ type Sim struct {
 	faultRg *rand.Rand
 	jitter  time.Duration
 	obs     runtime.Observer
-	prio    protocol.Prioritizer  // nil unless the protocol has priorities
-	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
-	cloner  protocol.Cloner       // nil unless the protocol copies its own messages
-	sizer   protocol.Sizer        // nil unless the protocol sizes its own messages
+	prio    protocol.Prioritizer            // nil unless the protocol has priorities
+	carrier protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
+	cloner  protocol.Cloner                 // nil unless the protocol copies its own messages
+	sizer   protocol.Sizer                  // nil unless the protocol sizes its own messages
+	sharer  protocol.Sharer                 // nil unless the protocol's bodies may be shared
+	shared  map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
@@ -232,6 +243,10 @@ func New(cfg Config) (*Sim, error) {
 	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
 	s.cloner, _ = cfg.Protocol.(protocol.Cloner)
 	s.sizer, _ = cfg.Protocol.(protocol.Sizer)
+	s.sharer, _ = cfg.Protocol.(protocol.Sharer)
+	if cfg.CheckShared {
+		s.shared = map[proto.Message]proto.Message{}
+	}
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
@@ -601,7 +616,9 @@ func (s *Sim) process(n *simNode, e *event) {
 		if s.icpt.trace != nil {
 			s.icpt.trace(s.now, m)
 		}
+		s.checkShared(e.body, n, "before")
 		r = n.sm.Step(now, m)
+		s.checkShared(e.body, n, "after")
 	case evTimer:
 		r = n.sm.Tick(now, e.token)
 	case evSubmit:
