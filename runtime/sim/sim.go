@@ -129,21 +129,22 @@ const (
 
 // event is one entry of the event queue. Events are recycled (Sim.free)
 // once handled, unless a node's service queue or a hold keeps them.
+// It is kept small (what it refers to, a fault, a Ready, a session's
+// request, lives elsewhere): recycling one clears it, and the queue's
+// events are the run's working set.
 type event struct {
 	at    time.Duration
 	seq   uint64
 	kind  eventKind
 	node  *simNode
-	inc   int // node incarnation the event belongs to
-	from  protocol.NodeID
-	src   *simNode      // a delivered message's sender: s.nodes[from]
+	inc   int           // node incarnation the event belongs to
+	src   *simNode      // a delivered message's sender
 	size  int           // payload bytes of a delivered message
-	body  proto.Message // a delivered message: the receiver's own copy
+	body  proto.Message // a delivered message: the receiver's own copy (or the shared body)
 	token uint64
-	req   protocol.Request
-	fault faults.Event
+	fault *faults.Event
 	call  func()
-	ready protocol.Ready // evOutput: what the node's input produced
+	ready *protocol.Ready // evOutput: what the node's input produced (recycled once applied)
 }
 
 type simNode struct {
@@ -164,7 +165,9 @@ type simNode struct {
 	busyUntil time.Duration
 	queue     serviceQueue
 	waking    bool
-	// client sessions: the reply callback of the outstanding operation
+	// client sessions: the outstanding operation (submitted by an
+	// evSubmit event) and its reply callback
+	req     protocol.Request
 	onReply func(now time.Duration, rep protocol.Reply)
 	// heard are the sessions a server node has received a message from
 	// since it last started: the only sessions it can send to (Stats.NoRoute).
@@ -179,7 +182,8 @@ type Sim struct {
 	now     time.Duration
 	seq     uint64
 	events  eventQueue
-	pool    []*event // handled events, for reuse
+	pool    []*event          // handled events, for reuse
+	readies []*protocol.Ready // applied evOutput Readies, for reuse
 	nodes   map[protocol.NodeID]*simNode
 	order   []*simNode // servers in creation order, then sessions
 	netRng  *rand.Rand
@@ -306,7 +310,7 @@ func New(cfg Config) (*Sim, error) {
 					i+1, f.At, target, cfg.Protocol.Name(), cfg.Topology.Name)
 			}
 		}
-		s.push(&event{at: f.At, kind: evFault, fault: f})
+		s.push(&event{at: f.At, kind: evFault, fault: &f})
 	}
 	return s, nil
 }
@@ -409,9 +413,9 @@ func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func
 	if n.onReply != nil {
 		return fmt.Errorf("sim: session %s already has an operation outstanding", session)
 	}
-	n.onReply = onReply
+	n.onReply, n.req = onReply, req
 	e := s.newEvent()
-	e.at, e.kind, e.node, e.inc, e.req = s.now, evSubmit, n, n.inc, req
+	e.at, e.kind, e.node, e.inc = s.now, evSubmit, n, n.inc
 	s.push(e)
 	return nil
 }
@@ -522,15 +526,18 @@ func (s *Sim) startNode(n *simNode) {
 func (s *Sim) handle(e *event) (kept bool) {
 	switch e.kind {
 	case evFault:
-		s.doFault(e.fault)
+		s.doFault(*e.fault)
 		return false
 	case evCall:
 		e.call()
 		return false
 	case evOutput:
+		r := e.ready
 		if n := e.node; n.up && n.inc == e.inc {
-			s.apply(n, e.ready)
+			s.apply(n, *r)
 		}
+		*r = protocol.Ready{}
+		s.readies = append(s.readies, r)
 		return false
 	case evWake:
 		n := e.node
@@ -612,7 +619,7 @@ func (s *Sim) process(n *simNode, e *event) {
 	var r protocol.Ready
 	switch e.kind {
 	case evDeliver:
-		m := protocol.Message{From: e.from, To: n.id, Body: e.body}
+		m := protocol.Message{From: e.src.id, To: n.id, Body: e.body}
 		if s.icpt.trace != nil {
 			s.icpt.trace(s.now, m)
 		}
@@ -622,7 +629,9 @@ func (s *Sim) process(n *simNode, e *event) {
 	case evTimer:
 		r = n.sm.Tick(now, e.token)
 	case evSubmit:
-		r = n.sm.(protocol.Session).Submit(now, e.req)
+		req := n.req
+		n.req = protocol.Request{}
+		r = n.sm.(protocol.Session).Submit(now, req)
 	}
 	if !n.session && n.service > 0 {
 		n.busyUntil = s.now + s.cost(n, e)
@@ -630,8 +639,16 @@ func (s *Sim) process(n *simNode, e *event) {
 			s.scheduleWake(n)
 		}
 		// Outputs leave when the service time is over.
+		var rp *protocol.Ready
+		if k := len(s.readies); k > 0 {
+			rp = s.readies[k-1]
+			s.readies = s.readies[:k-1]
+		} else {
+			rp = new(protocol.Ready)
+		}
+		*rp = r
 		out := s.newEvent()
-		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, r
+		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, rp
 		s.push(out)
 		return
 	}
@@ -732,7 +749,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 			}
 		}
 		e := s.newEvent()
-		e.at, e.kind, e.node, e.from, e.src, e.size, e.body = s.now+d, evDeliver, to, from.id, from, size, s.copyBody(from, m.Body)
+		e.at, e.kind, e.node, e.src, e.size, e.body = s.now+d, evDeliver, to, from, size, s.copyBody(from, m.Body)
 		s.push(e)
 	}
 }
