@@ -330,6 +330,14 @@ func (s *Sim) push(e *event) {
 	s.events.push(e)
 }
 
+// pushAfter queues e, due delay from now (e.at == s.now+delay), in the
+// lane of events with that delay (eventQueue).
+func (s *Sim) pushAfter(e *event, delay time.Duration) {
+	s.seq++
+	e.seq = s.seq
+	s.events.pushAfter(e, delay)
+}
+
 // newEvent returns a zeroed event, recycled when one is free.
 func (s *Sim) newEvent() *event {
 	if n := len(s.pool); n > 0 {
@@ -416,7 +424,7 @@ func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func
 	n.onReply, n.req = onReply, req
 	e := s.newEvent()
 	e.at, e.kind, e.node, e.inc = s.now, evSubmit, n, n.inc
-	s.push(e)
+	s.pushAfter(e, 0)
 	return nil
 }
 
@@ -435,7 +443,10 @@ func (s *Sim) At(t time.Duration, fn func()) {
 // RunUntil processes every event due at or before t and leaves the clock
 // at t.
 func (s *Sim) RunUntil(t time.Duration) {
-	for len(s.events) > 0 && s.events[0].at <= t {
+	for {
+		if at, ok := s.events.next(); !ok || at > t {
+			break
+		}
 		e := s.events.pop()
 		s.now = e.at
 		s.stats.Events++
@@ -649,7 +660,7 @@ func (s *Sim) process(n *simNode, e *event) {
 		*rp = r
 		out := s.newEvent()
 		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, rp
-		s.push(out)
+		s.pushAfter(out, n.busyUntil-s.now)
 		return
 	}
 	s.apply(n, r)
@@ -673,7 +684,7 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 	for _, t := range r.After.Timers {
 		e := s.newEvent()
 		e.at, e.kind, e.node, e.inc, e.token = s.now+t.After, evTimer, n, n.inc, t.Token
-		s.push(e)
+		s.pushAfter(e, t.After)
 	}
 	for _, v := range r.After.Visible {
 		s.obs.Visible(s.now, n.id, v)
@@ -750,6 +761,10 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 		}
 		e := s.newEvent()
 		e.at, e.kind, e.node, e.src, e.size, e.body = s.now+d, evDeliver, to, from, size, s.copyBody(from, m.Body)
-		s.push(e)
+		if wan {
+			s.push(e) // jittered: no lane
+		} else {
+			s.pushAfter(e, d)
+		}
 	}
 }
