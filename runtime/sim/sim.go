@@ -171,7 +171,7 @@ type simNode struct {
 	onReply func(now time.Duration, rep protocol.Reply)
 	// heard are the sessions a server node has received a message from
 	// since it last started: the only sessions it can send to (Stats.NoRoute).
-	heard map[protocol.NodeID]struct{}
+	heard map[*simNode]struct{}
 }
 
 // Sim is one simulation. It is not safe for concurrent use.
@@ -584,9 +584,9 @@ func (s *Sim) arrive(e *event) (queued bool) {
 	if e.kind == evDeliver && !n.session {
 		if f := e.src; f.session {
 			if n.heard == nil {
-				n.heard = map[protocol.NodeID]struct{}{}
+				n.heard = map[*simNode]struct{}{}
 			}
-			n.heard[f.id] = struct{}{}
+			n.heard[f] = struct{}{}
 		}
 	}
 	if n.session || n.service <= 0 {
@@ -731,8 +731,10 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	size := s.countBytes(from, m.Body, wan)
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
-	if _, ok := from.heard[to.id]; to.session && !from.session && !ok {
-		s.stats.NoRoute++ // the live node would have no stream back to it
+	if to.session && !from.session {
+		if _, ok := from.heard[to]; !ok {
+			s.stats.NoRoute++ // the live node would have no stream back to it
+		}
 	}
 	if s.net.cut(from, to) {
 		s.stats.Dropped++
