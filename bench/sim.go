@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/causeway/causeway/check"
@@ -95,6 +94,10 @@ type SimSpec struct {
 	// (k2's LRU holds the loaded values of the most recently read keys it
 	// would have fetched). With the load phase only (not NoLoad).
 	WarmReads int
+	// CheckShared, for tests, checks that no node modifies a message body
+	// the protocol lets receivers share (sim.Config.CheckShared): RunSim
+	// panics, or fails, when one did.
+	CheckShared bool
 }
 
 // progressSteps is how many times a run reports progress.
@@ -123,22 +126,20 @@ func RunSim(spec SimSpec) (*Result, error) {
 	s, err := sim.New(sim.Config{
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
-		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(),
+		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(), CheckShared: spec.CheckShared,
 	})
 	if err != nil {
 		return nil, err
 	}
-	// The history streams to a temporary file, not memory, and the checker
-	// reads it back in one pass (check.CheckReader).
-	histFile, err := os.CreateTemp("", "causeway-history-*.jsonl")
-	if err != nil {
-		return nil, fmt.Errorf("bench: history file: %w", err)
+	// Each operation goes to the checker's columns as it completes
+	// (check.Stream: what check.CheckReader would read back from the
+	// history file, without the JSON round trip), and to spec.History
+	// when it is set.
+	cs := check.NewStream()
+	var hw *history.Writer
+	if spec.History != nil {
+		hw = history.NewWriter(spec.History)
 	}
-	defer func() {
-		histFile.Close()
-		os.Remove(histFile.Name())
-	}()
-	hw := history.NewWriter(histFile)
 	dcs := spec.Topology.DCNames()
 	stopped := false
 	// With OpsPerClient: sessions done, and the last completion.
@@ -185,9 +186,13 @@ func RunSim(spec SimSpec) (*Result, error) {
 				if spec.OnDone != nil && start >= spec.Warmup {
 					spec.OnDone(dc, req, rep, start, now)
 				}
-				if err := hw.Write(HistoryOp(name, dc, req, rep, start, now)); err != nil {
-					panic(err)
+				op := HistoryOp(name, dc, req, rep, start, now)
+				if hw != nil {
+					if err := hw.Write(op); err != nil {
+						panic(err)
+					}
 				}
+				_ = cs.Add(&op) // an error stays in cs: Check returns it
 				lastEnd = max(lastEnd, now)
 				if now < due {
 					s.At(due, next)
@@ -235,8 +240,13 @@ func RunSim(spec SimSpec) (*Result, error) {
 	}
 	s.RunUntil(s.Now() + timeout + time.Second)
 	quiet, unquiescent := s.QuiesceChecked(time.Second, 120*time.Second)
-	if err := hw.Flush(); err != nil {
-		return nil, err
+	if err := s.SharedIntact(); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if hw != nil {
+		if err := hw.Flush(); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{
 		Protocol: spec.Protocol.Name(), Guarantee: spec.Protocol.Guarantee().String(),
@@ -251,18 +261,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.WANFrameBytes, res.FramingBytesPerMessage = &st.WANFrameBytes, framingPerMessage(st)
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults
-	if spec.History != nil {
-		if _, err := histFile.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		if _, err := io.Copy(spec.History, histFile); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := histFile.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	cr, err := check.CheckReader(histFile, check.Options{})
+	cr, err := cs.Check(check.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("bench: the recorded history does not parse (a bug): %w", err)
 	}

@@ -71,6 +71,31 @@ func TestCausalProtocolsPassUnderRandomFaults(t *testing.T) {
 	}
 }
 
+// TestSharedBodiesStayIntact runs the protocols whose message bodies the
+// simulator lets receivers share (protocol.Sharer) under random faults
+// with the simulator's check that no node modifies one, sent or received
+// (sim.Config.CheckShared).
+func TestSharedBodiesStayIntact(t *testing.T) {
+	for _, proto := range []string{"cops", "eventual"} {
+		if p, err := protocol.Lookup(proto); err != nil {
+			t.Fatal(err)
+		} else if _, ok := p.(protocol.Sharer); !ok {
+			t.Fatalf("%s's bodies are not shared", proto)
+		}
+		for seed := uint64(1); seed <= uint64(seedCount(t, 4, 2)); seed++ {
+			topo := "local3"
+			if seed%2 == 0 {
+				topo = "karma-aws8"
+			}
+			spec := smallSpec(t, proto, topo, seed, true)
+			spec.CheckShared = true
+			if _, err := RunSim(spec); err != nil {
+				t.Fatalf("%s seed %d on %s: %v", proto, seed, topo, err)
+			}
+		}
+	}
+}
+
 // TestRingProtocolsPassUnderZoneFaults adds faults of availability zones
 // (crashes of a DC's front or back zone, partitions between zones of two
 // DCs; karma.txt §4.4) to the random schedules of the Karma family.

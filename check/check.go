@@ -346,3 +346,48 @@ func Divergence(key string, replicas map[string]*string) Violation {
 			key, strings.Join(parts, "; ")),
 	}
 }
+
+// Stream checks a history handed to it one operation at a time, in
+// history order, as CheckReader checks the same operations written by a
+// history.Writer and read back (every line validated, values written
+// twice refused, line i+1 for the i-th operation), without the JSON round
+// trip: a simulator feeds it the operations it records. Strings are taken
+// as they are; a Writer would have replaced invalid UTF-8.
+type Stream struct {
+	t   *table
+	err error
+}
+
+// NewStream returns an empty Stream.
+func NewStream() *Stream {
+	t := newTable()
+	t.firstWrite = []int32{}
+	return &Stream{t: t}
+}
+
+// Add appends op. An operation that would not parse, or that writes a
+// value written before, is an error (a *history.FormatError, as
+// CheckReader's), and so is every Add and Check after it.
+func (s *Stream) Add(op *history.Op) error {
+	if s.err != nil {
+		return s.err
+	}
+	line := s.t.n + 1
+	if err := op.Validate(); err != nil {
+		s.err = &history.FormatError{Line: line, Msg: err.Error()}
+		return s.err
+	}
+	if err := s.t.add(line, op); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// Check checks the operations added so far, as Check does; the Stream is
+// not to be used after.
+func (s *Stream) Check(opt Options) (Result, error) {
+	if s.err != nil {
+		return Result{}, s.err
+	}
+	return checkTable(s.t, opt), nil
+}

@@ -528,8 +528,61 @@ func (p *parser) field(op *Op, name string) (int, error) {
 	return 0, fmt.Errorf("unknown field %q", name)
 }
 
+// Validate checks op as Parse checks one line (every rule but unique
+// values, which spans lines), as if op had been written by a Writer and
+// read back: a producer that hands operations to a checker without the
+// round trip (check.Stream) catches what the parser would.
+func (o *Op) Validate() error {
+	if math.IsNaN(o.StartMs) || math.IsInf(o.StartMs, 0) || math.IsNaN(o.EndMs) || math.IsInf(o.EndMs, 0) {
+		return fmt.Errorf("operation of session %q has a non-finite time", o.Session)
+	}
+	seen := fSession | fDC | fOp | fStart | fEnd
+	switch o.Op {
+	case Get, Put, Del:
+		seen |= fKey | fValue
+	case ReadTxn:
+		seen |= fReads
+	case WriteTxn:
+		seen |= fWrites
+	}
+	if o.OK != nil {
+		seen |= fOK
+	}
+	return validateFields(o, seen)
+}
+
 // validate checks the rules that span fields and lines.
 func (p *parser) validate(op *Op, seen, lineNo int) error {
+	if err := validateFields(op, seen); err != nil {
+		return err
+	}
+	// Unique write values, across puts, dels and write_txns.
+	if p.written == nil {
+		return nil // the caller checks unique values (ScanValuesUnchecked)
+	}
+	claim := func(v string) error {
+		if first, ok := p.written[v]; ok {
+			return errors.New(ErrValueWrittenTwice(v, first, lineNo))
+		}
+		p.written[v] = lineNo
+		return nil
+	}
+	switch op.Op {
+	case Put, Del:
+		return claim(*op.Value)
+	case WriteTxn:
+		for _, k := range slices.Sorted(maps.Keys(op.Writes)) {
+			if err := claim(op.Writes[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateFields checks the rules that span the fields of one line, seen
+// being the fields it had.
+func validateFields(op *Op, seen int) error {
 	if seen&fSession == 0 || op.Session == "" {
 		return errors.New("missing session")
 	}
@@ -593,27 +646,6 @@ func (p *parser) validate(op *Op, seen, lineNo int) error {
 	if op.EndMs < op.StartMs {
 		return fmt.Errorf("end_ms %s before start_ms %s",
 			strconv.FormatFloat(op.EndMs, 'g', -1, 64), strconv.FormatFloat(op.StartMs, 'g', -1, 64))
-	}
-	// Unique write values, across puts, dels and write_txns.
-	if p.written == nil {
-		return nil // the caller checks unique values (ScanValuesUnchecked)
-	}
-	claim := func(v string) error {
-		if first, ok := p.written[v]; ok {
-			return errors.New(ErrValueWrittenTwice(v, first, lineNo))
-		}
-		p.written[v] = lineNo
-		return nil
-	}
-	switch op.Op {
-	case Put, Del:
-		return claim(*op.Value)
-	case WriteTxn:
-		for _, k := range slices.Sorted(maps.Keys(op.Writes)) {
-			if err := claim(op.Writes[k]); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }

@@ -58,3 +58,25 @@ type WriteCarrier interface {
 type Cloner interface {
 	CloneBody(body proto.Message) proto.Message
 }
+
+// Sharer is implemented by protocols whose nodes never modify a message
+// body, nor anything it refers to (bytes, lists, nested messages), once it
+// has been handed to Ready.Send or received in Step: the simulator then
+// hands every receiver the sent body itself instead of a copy. ShareBody
+// reports whether body may be shared; a body it refuses is copied
+// (Cloner, proto.Clone). A shared body must be what its copy would be:
+// no unknown fields, and no bytes field or list that is empty but not
+// nil (a copy makes it nil). The simulator's Config.CheckShared catches a
+// node that modifies a shared body.
+type Sharer interface {
+	ShareBody(body proto.Message) bool
+}
+
+// Sizer is implemented by protocols that size their own message bodies
+// faster than proto.Size's reflection, for the simulator, which sizes
+// every message it sends (wan_bytes, the cost model, the frame limit).
+// BodySize returns proto.Size(body), or false for a body it does not
+// size, which the simulator then sizes with proto.Size.
+type Sizer interface {
+	BodySize(body proto.Message) (int, bool)
+}

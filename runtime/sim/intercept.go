@@ -190,9 +190,9 @@ func (s *Sim) maybeHold(e *event) bool {
 	body := e.body
 	kind := Kind(body)
 	for _, r := range s.icpt.rules {
-		if r.Matches(kind, e.from, e.node.id) {
+		if r.Matches(kind, e.src.id, e.node.id) {
 			s.icpt.held = append(s.icpt.held, held{
-				HeldMessage: HeldMessage{From: e.from, To: e.node.id, Kind: kind, Body: body, Arrived: s.now},
+				HeldMessage: HeldMessage{From: e.src.id, To: e.node.id, Kind: kind, Body: body, Arrived: s.now},
 				e:           e,
 			})
 			return true

@@ -10,11 +10,20 @@ import (
 	"github.com/causeway/causeway/wire"
 )
 
-// copyBody returns the copy of a message body its receiver gets: a clone
-// (the protocol's own, protocol.Cloner, when it has one), or with Config.WireRoundTrip the body encoded and decoded by the wire
-// codec.
+// copyBody returns the copy of a message body its receiver gets: the body
+// itself when the protocol lets receivers share it (protocol.Sharer), else
+// a clone (the protocol's own, protocol.Cloner, when it has one), or with
+// Config.WireRoundTrip the body encoded and decoded by the wire codec.
 func (s *Sim) copyBody(from *simNode, body proto.Message) proto.Message {
 	if !s.cfg.WireRoundTrip {
+		if s.sharer != nil && s.sharer.ShareBody(body) {
+			if s.shared != nil {
+				if _, ok := s.shared[body]; !ok {
+					s.shared[body] = proto.Clone(body)
+				}
+			}
+			return body
+		}
 		if s.cloner != nil {
 			if c := s.cloner.CloneBody(body); c != nil {
 				return c
@@ -65,7 +74,14 @@ type sized struct {
 // over the wire's frame limit is a bug of its sender, as it would be live.
 func (s *Sim) countBytes(from *simNode, body proto.Message, wan bool) int {
 	if s.sized.body != body {
-		s.sized = sized{body: body, size: proto.Size(body)}
+		n, ok := 0, false
+		if s.sizer != nil {
+			n, ok = s.sizer.BodySize(body)
+		}
+		if !ok {
+			n = proto.Size(body)
+		}
+		s.sized = sized{body: body, size: n}
 	}
 	size := s.sized.size
 	frame := size
@@ -88,4 +104,28 @@ func (s *Sim) countBytes(from *simNode, body proto.Message, wan bool) int {
 		}
 	}
 	return size
+}
+
+// checkShared, with Config.CheckShared, panics if body is shared and
+// differs from its copy taken when it was first sent: when is "before" or
+// "after" node n's Step.
+func (s *Sim) checkShared(body proto.Message, n *simNode, when string) {
+	if s.shared == nil {
+		return
+	}
+	if c, ok := s.shared[body]; ok && !proto.Equal(body, c) {
+		panic(fmt.Sprintf("sim: a shared %T changed %s node %s received it: %v, sent as %v (protocol.Sharer)", body, when, n.id, body, c))
+	}
+}
+
+// SharedIntact reports, with Config.CheckShared, whether every body sent
+// so far that receivers share (protocol.Sharer) is still as it was when
+// first sent: a node that modifies one later than its Step is caught here.
+func (s *Sim) SharedIntact() error {
+	for b, c := range s.shared {
+		if !proto.Equal(b, c) {
+			return fmt.Errorf("sim: a shared %T changed after it was sent: %v, sent as %v (protocol.Sharer)", b, b, c)
+		}
+	}
+	return nil
 }

@@ -14,8 +14,11 @@
 // one-way) and at crashed nodes. Every message is copied when sent
 // (proto.Clone, which keeps what the wire keeps: an empty bytes field
 // arrives as nil, as it would decoded), so nothing is shared between nodes
-// by aliasing; Config.WireRoundTrip encodes and decodes it with the wire
-// codec instead, as the live runtimes do.
+// by aliasing — unless the protocol promises that its nodes never modify
+// a body sent or received (protocol.Sharer; Config.CheckShared checks the
+// promise), when receivers get the sent body itself; Config.WireRoundTrip
+// encodes and decodes it with the wire codec instead, as the live runtimes
+// do.
 //
 // Nodes: every server node of the protocol, plus client sessions added with
 // AddSession. A server node may have a service time (Config.ServiceTime,
@@ -77,6 +80,12 @@ type Config struct {
 	// instead of copying it (about twice the cost of the copy; a run is
 	// the same either way, since both keep exactly what the wire keeps).
 	WireRoundTrip bool
+	// CheckShared, for tests: a body the protocol lets receivers share
+	// (protocol.Sharer) is copied when first sent, and compared with its
+	// copy whenever a node receives it, after the node's Step, and by
+	// SharedIntact; a body that changed panics (or is SharedIntact's
+	// error), naming its receiver.
+	CheckShared bool
 }
 
 // Stats counts what the network did.
@@ -120,21 +129,22 @@ const (
 
 // event is one entry of the event queue. Events are recycled (Sim.free)
 // once handled, unless a node's service queue or a hold keeps them.
+// It is kept small (what it refers to, a fault, a Ready, a session's
+// request, lives elsewhere): recycling one clears it, and the queue's
+// events are the run's working set.
 type event struct {
 	at    time.Duration
 	seq   uint64
 	kind  eventKind
 	node  *simNode
-	inc   int // node incarnation the event belongs to
-	from  protocol.NodeID
-	src   *simNode      // a delivered message's sender: s.nodes[from]
+	inc   int           // node incarnation the event belongs to
+	src   *simNode      // a delivered message's sender
 	size  int           // payload bytes of a delivered message
-	body  proto.Message // a delivered message: the receiver's own copy
+	body  proto.Message // a delivered message: the receiver's own copy (or the shared body)
 	token uint64
-	req   protocol.Request
-	fault faults.Event
+	fault *faults.Event
 	call  func()
-	ready protocol.Ready // evOutput: what the node's input produced
+	ready *protocol.Ready // evOutput: what the node's input produced (recycled once applied)
 }
 
 type simNode struct {
@@ -155,11 +165,13 @@ type simNode struct {
 	busyUntil time.Duration
 	queue     serviceQueue
 	waking    bool
-	// client sessions: the reply callback of the outstanding operation
+	// client sessions: the outstanding operation (submitted by an
+	// evSubmit event) and its reply callback
+	req     protocol.Request
 	onReply func(now time.Duration, rep protocol.Reply)
 	// heard are the sessions a server node has received a message from
 	// since it last started: the only sessions it can send to (Stats.NoRoute).
-	heard map[protocol.NodeID]struct{}
+	heard map[*simNode]struct{}
 }
 
 // Sim is one simulation. It is not safe for concurrent use.
@@ -170,16 +182,20 @@ type Sim struct {
 	now     time.Duration
 	seq     uint64
 	events  eventQueue
-	pool    []*event // handled events, for reuse
+	pool    []*event          // handled events, for reuse
+	readies []*protocol.Ready // applied evOutput Readies, for reuse
 	nodes   map[protocol.NodeID]*simNode
 	order   []*simNode // servers in creation order, then sessions
 	netRng  *rand.Rand
 	faultRg *rand.Rand
 	jitter  time.Duration
 	obs     runtime.Observer
-	prio    protocol.Prioritizer  // nil unless the protocol has priorities
-	carrier protocol.WriteCarrier // nil unless the protocol says which messages replicate writes
-	cloner  protocol.Cloner       // nil unless the protocol copies its own messages
+	prio    protocol.Prioritizer            // nil unless the protocol has priorities
+	carrier protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
+	cloner  protocol.Cloner                 // nil unless the protocol copies its own messages
+	sizer   protocol.Sizer                  // nil unless the protocol sizes its own messages
+	sharer  protocol.Sharer                 // nil unless the protocol's bodies may be shared
+	shared  map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
 	stats   Stats
 	net     netState
 	icpt    intercept // message-level control (intercept.go)
@@ -230,6 +246,11 @@ func New(cfg Config) (*Sim, error) {
 	s.prio, _ = cfg.Protocol.(protocol.Prioritizer)
 	s.carrier, _ = cfg.Protocol.(protocol.WriteCarrier)
 	s.cloner, _ = cfg.Protocol.(protocol.Cloner)
+	s.sizer, _ = cfg.Protocol.(protocol.Sizer)
+	s.sharer, _ = cfg.Protocol.(protocol.Sharer)
+	if cfg.CheckShared {
+		s.shared = map[proto.Message]proto.Message{}
+	}
 	if s.obs == nil {
 		s.obs = runtime.NopObserver{}
 	}
@@ -289,7 +310,7 @@ func New(cfg Config) (*Sim, error) {
 					i+1, f.At, target, cfg.Protocol.Name(), cfg.Topology.Name)
 			}
 		}
-		s.push(&event{at: f.At, kind: evFault, fault: f})
+		s.push(&event{at: f.At, kind: evFault, fault: &f})
 	}
 	return s, nil
 }
@@ -307,6 +328,14 @@ func (s *Sim) push(e *event) {
 	s.seq++
 	e.seq = s.seq
 	s.events.push(e)
+}
+
+// pushAfter queues e, due delay from now (e.at == s.now+delay), in the
+// lane of events with that delay (eventQueue).
+func (s *Sim) pushAfter(e *event, delay time.Duration) {
+	s.seq++
+	e.seq = s.seq
+	s.events.pushAfter(e, delay)
 }
 
 // newEvent returns a zeroed event, recycled when one is free.
@@ -392,10 +421,10 @@ func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func
 	if n.onReply != nil {
 		return fmt.Errorf("sim: session %s already has an operation outstanding", session)
 	}
-	n.onReply = onReply
+	n.onReply, n.req = onReply, req
 	e := s.newEvent()
-	e.at, e.kind, e.node, e.inc, e.req = s.now, evSubmit, n, n.inc, req
-	s.push(e)
+	e.at, e.kind, e.node, e.inc = s.now, evSubmit, n, n.inc
+	s.pushAfter(e, 0)
 	return nil
 }
 
@@ -414,7 +443,10 @@ func (s *Sim) At(t time.Duration, fn func()) {
 // RunUntil processes every event due at or before t and leaves the clock
 // at t.
 func (s *Sim) RunUntil(t time.Duration) {
-	for len(s.events) > 0 && s.events[0].at <= t {
+	for {
+		if at, ok := s.events.next(); !ok || at > t {
+			break
+		}
 		e := s.events.pop()
 		s.now = e.at
 		s.stats.Events++
@@ -505,15 +537,18 @@ func (s *Sim) startNode(n *simNode) {
 func (s *Sim) handle(e *event) (kept bool) {
 	switch e.kind {
 	case evFault:
-		s.doFault(e.fault)
+		s.doFault(*e.fault)
 		return false
 	case evCall:
 		e.call()
 		return false
 	case evOutput:
+		r := e.ready
 		if n := e.node; n.up && n.inc == e.inc {
-			s.apply(n, e.ready)
+			s.apply(n, *r)
 		}
+		*r = protocol.Ready{}
+		s.readies = append(s.readies, r)
 		return false
 	case evWake:
 		n := e.node
@@ -549,9 +584,9 @@ func (s *Sim) arrive(e *event) (queued bool) {
 	if e.kind == evDeliver && !n.session {
 		if f := e.src; f.session {
 			if n.heard == nil {
-				n.heard = map[protocol.NodeID]struct{}{}
+				n.heard = map[*simNode]struct{}{}
 			}
-			n.heard[f.id] = struct{}{}
+			n.heard[f] = struct{}{}
 		}
 	}
 	if n.session || n.service <= 0 {
@@ -595,15 +630,19 @@ func (s *Sim) process(n *simNode, e *event) {
 	var r protocol.Ready
 	switch e.kind {
 	case evDeliver:
-		m := protocol.Message{From: e.from, To: n.id, Body: e.body}
+		m := protocol.Message{From: e.src.id, To: n.id, Body: e.body}
 		if s.icpt.trace != nil {
 			s.icpt.trace(s.now, m)
 		}
+		s.checkShared(e.body, n, "before")
 		r = n.sm.Step(now, m)
+		s.checkShared(e.body, n, "after")
 	case evTimer:
 		r = n.sm.Tick(now, e.token)
 	case evSubmit:
-		r = n.sm.(protocol.Session).Submit(now, e.req)
+		req := n.req
+		n.req = protocol.Request{}
+		r = n.sm.(protocol.Session).Submit(now, req)
 	}
 	if !n.session && n.service > 0 {
 		n.busyUntil = s.now + s.cost(n, e)
@@ -611,9 +650,17 @@ func (s *Sim) process(n *simNode, e *event) {
 			s.scheduleWake(n)
 		}
 		// Outputs leave when the service time is over.
+		var rp *protocol.Ready
+		if k := len(s.readies); k > 0 {
+			rp = s.readies[k-1]
+			s.readies = s.readies[:k-1]
+		} else {
+			rp = new(protocol.Ready)
+		}
+		*rp = r
 		out := s.newEvent()
-		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, r
-		s.push(out)
+		out.at, out.kind, out.node, out.inc, out.ready = n.busyUntil, evOutput, n, n.inc, rp
+		s.pushAfter(out, n.busyUntil-s.now)
 		return
 	}
 	s.apply(n, r)
@@ -637,7 +684,7 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 	for _, t := range r.After.Timers {
 		e := s.newEvent()
 		e.at, e.kind, e.node, e.inc, e.token = s.now+t.After, evTimer, n, n.inc, t.Token
-		s.push(e)
+		s.pushAfter(e, t.After)
 	}
 	for _, v := range r.After.Visible {
 		s.obs.Visible(s.now, n.id, v)
@@ -684,8 +731,10 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	size := s.countBytes(from, m.Body, wan)
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
-	if _, ok := from.heard[to.id]; to.session && !from.session && !ok {
-		s.stats.NoRoute++ // the live node would have no stream back to it
+	if to.session && !from.session {
+		if _, ok := from.heard[to]; !ok {
+			s.stats.NoRoute++ // the live node would have no stream back to it
+		}
 	}
 	if s.net.cut(from, to) {
 		s.stats.Dropped++
@@ -713,7 +762,11 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 			}
 		}
 		e := s.newEvent()
-		e.at, e.kind, e.node, e.from, e.src, e.size, e.body = s.now+d, evDeliver, to, from.id, from, size, s.copyBody(from, m.Body)
-		s.push(e)
+		e.at, e.kind, e.node, e.src, e.size, e.body = s.now+d, evDeliver, to, from, size, s.copyBody(from, m.Body)
+		if wan {
+			s.push(e) // jittered: no lane
+		} else {
+			s.pushAfter(e, d)
+		}
 	}
 }
