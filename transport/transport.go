@@ -600,7 +600,7 @@ func (t *Transport) Close() error {
 		// Outgoing side. No Send runs now (t.closed), so nothing wakes the
 		// delay line once its waiter is closed.
 		t.cancel()
-		t.line.w.wake()
+		t.line.wake()
 		t.linkWG.Wait()
 		t.line.w.close()
 	})
