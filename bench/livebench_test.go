@@ -16,8 +16,9 @@ import (
 // benchmark's clients together: a local3 cops cluster (real gRPC
 // transport, Pebble, WAN delay on), 1,000 records loaded, then
 // ycsb-95-5 from 96 clients for 3 s with the interleaved no-op ceiling.
-// It reports ops/s, the ceiling and their ratio, and the CPU the whole
-// process spent per client operation (the run's, not the load's; with
+// It reports ops/s, the ceiling and their ratio, then runs the workload
+// alone and the pings alone for the CPU the whole process spends per
+// client operation and per ping (the runs', not the load's; with
 // CAUSEWAY_LIVE_CPUPROFILE set, a CPU profile of the runs alone goes to
 // the file it names; CAUSEWAY_LIVE_DURATION sets the run's length):
 //
@@ -41,8 +42,19 @@ func BenchmarkLiveCops(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var ops, opsS, ceil float64
-	var cpu time.Duration
+	var ops, opsS, ceil, workOps, pings float64
+	var workCPU, pingCPU time.Duration
+	run := func(spec LiveSpec) (*Result, time.Duration) {
+		c0 := cpuTime(b)
+		res, err := RunLive(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Check.OK {
+			b.Fatalf("checker: %s", res.Check.FirstViolation())
+		}
+		return res, cpuTime(b) - c0
+	}
 	if f := os.Getenv("CAUSEWAY_LIVE_CPUPROFILE"); f != "" {
 		out, err := os.Create(f)
 		if err != nil {
@@ -56,20 +68,22 @@ func BenchmarkLiveCops(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c0 := cpuTime(b)
-		res, err := RunLive(LiveSpec{Cluster: cfg, Workload: w, Seed: uint64(i + 1), Duration: d, Clients: 96})
-		if err != nil {
-			b.Fatal(err)
-		}
-		cpu += cpuTime(b) - c0
-		if !res.Check.OK {
-			b.Fatalf("checker: %s", res.Check.FirstViolation())
-		}
+		spec := LiveSpec{Cluster: cfg, Workload: w, Seed: uint64(i + 1), Duration: d, Clients: 96}
+		res, _ := run(spec)
 		ops += float64(res.Ops)
 		opsS += res.ThroughputOpsS
 		if res.CeilingOpsS != nil {
 			ceil += *res.CeilingOpsS
 		}
+		// The workload alone, then the pings alone, for the CPU each costs.
+		spec.Ceiling = -1
+		res, c := run(spec)
+		workCPU += c
+		workOps += float64(res.Ops)
+		spec.NoopOnly, spec.Duration = true, d/4
+		res, c = run(spec)
+		pingCPU += c
+		pings += float64(res.Ops)
 	}
 	n := float64(b.N)
 	b.ReportMetric(opsS/n, "ops/s")
@@ -77,5 +91,6 @@ func BenchmarkLiveCops(b *testing.B) {
 	if ceil > 0 {
 		b.ReportMetric(opsS/ceil, "fraction")
 	}
-	b.ReportMetric(float64(cpu.Microseconds())/ops, "cpu-µs/op")
+	b.ReportMetric(float64(workCPU.Microseconds())/workOps, "cpu-µs/op")
+	b.ReportMetric(float64(pingCPU.Microseconds())/pings, "cpu-µs/ping")
 }
