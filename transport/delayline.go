@@ -99,7 +99,7 @@ func (dl *delayLine) send(l *link, f outFrame, d time.Duration) {
 	if dl.entries[0].seq == dl.seq {
 		// The line may be waiting for a later frame: it wakes for this
 		// one, and sets its timer again for what is left.
-		dl.w.arm(time.Until(due))
+		dl.w.arm(max(time.Until(due), 0))
 	}
 	dl.mu.Unlock()
 }
