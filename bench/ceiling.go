@@ -87,10 +87,11 @@ type sliceTimes struct {
 func (s *sliceTimes) ping(ctx context.Context, cc *node.ClientConn, id int, mark, end time.Time, timeout time.Duration) time.Time {
 	start := time.Now()
 	s.work.Add(int64(start.Sub(mark)))
+	bs := newBackstop(ctx, timeout)
+	defer bs.close()
 	for time.Now().Before(end) && ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		err := cc.Ping(pctx, id)
-		cancel()
+		err := cc.Ping(bs.start(), id)
+		bs.stop()
 		if err == nil {
 			s.pings.Add(1)
 		}

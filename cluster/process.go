@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +70,9 @@ type UpOptions struct {
 	// Command is the server command; Up appends "--config PATH --node ID".
 	// Default: this executable with the argument "server".
 	Command []string
-	// Env is added to the environment of the server processes.
+	// Env is added to the environment of the server processes. Unless it
+	// or this process's environment sets GOMAXPROCS, Up sets it to
+	// NodeProcs(len(cfg.Nodes)) (see there).
 	Env []string
 	// Timeout bounds the wait for every node to answer /healthz (default
 	// DefaultUpTimeout).
@@ -134,6 +137,10 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 		}
 	}
 
+	env := opts.Env
+	if !setsProcs(os.Environ()) && !setsProcs(env) {
+		env = append(slices.Clone(env), "GOMAXPROCS="+strconv.Itoa(NodeProcs(len(cfg.Nodes))))
+	}
 	procs := map[string]*proc{}
 	stopStarted := func() {
 		for _, id := range rep.Started {
@@ -165,7 +172,7 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 			rep.Running = append(rep.Running, n.ID)
 			continue
 		}
-		p, err := startNode(dir, cfgPath, n.ID, command, opts.Env)
+		p, err := startNode(dir, cfgPath, n.ID, command, env)
 		if err != nil {
 			stopStarted()
 			return nil, err
@@ -188,7 +195,7 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 	// still be dying when its pid is probed, and waiting for its /healthz
 	// would wait out the whole timeout for a process that is gone.
 	restart := func(n Node) (*proc, error) {
-		p, err := startNode(dir, cfgPath, n.ID, command, opts.Env)
+		p, err := startNode(dir, cfgPath, n.ID, command, env)
 		if err != nil {
 			return nil, err
 		}
@@ -202,6 +209,22 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// NodeProcs is the GOMAXPROCS that Up gives each of n node processes it
+// starts on this machine: its cores shared among them, at least one.
+// Each Go process otherwise runs as many threads as the machine has
+// cores, and n of them on fewer cores spend their time waking threads of
+// their own to steal each other's goroutines (a futex wake and a context
+// switch per hand-off between goroutines): with six nodes on two cores,
+// one each served 1.35× the operations (docs/performance.md).
+func NodeProcs(n int) int {
+	return max(1, runtime.NumCPU()/max(n, 1))
+}
+
+// setsProcs reports whether env sets GOMAXPROCS.
+func setsProcs(env []string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
 }
 
 // prepare loads dir's cluster.yaml, checking opts against it, or plans

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,9 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "fail":
 		fmt.Fprintln(os.Stderr, "helper: failing on purpose")
+		os.Exit(3)
+	case "procs":
+		fmt.Fprintf(os.Stderr, "helper: GOMAXPROCS=%q\n", os.Getenv("GOMAXPROCS"))
 		os.Exit(3)
 	case "linger":
 		os.Exit(linger(os.Args[1:]))
@@ -380,5 +384,33 @@ func TestUpRestartsANodeThatExitsWhileUpWaits(t *testing.T) {
 	}
 	if pid, ok := cluster.NodePID(dir, "a/s1"); !ok || pid == stand.Process.Pid || pid == killed {
 		t.Fatalf("a/s1's pid after up: %d (%v); stand-in %d, killed %d", pid, ok, stand.Process.Pid, killed)
+	}
+}
+
+// TestUpSharesTheCoresAmongNodes: Up gives each node process the
+// machine's cores divided by the nodes (GOMAXPROCS, at least 1), unless
+// the caller's environment or UpOptions.Env sets GOMAXPROCS.
+func TestUpSharesTheCoresAmongNodes(t *testing.T) {
+	if got := cluster.NodeProcs(6); got != max(1, runtime.NumCPU()/6) {
+		t.Errorf("NodeProcs(6) = %d on %d cores", got, runtime.NumCPU())
+	}
+	if got := cluster.NodeProcs(0); got != runtime.NumCPU() {
+		t.Errorf("NodeProcs(0) = %d on %d cores", got, runtime.NumCPU())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, strconv.Itoa(cluster.NodeProcs(6))},
+		{[]string{"GOMAXPROCS=7"}, "7"},
+	} {
+		opts := helper("procs")
+		opts.Env = append(opts.Env, tc.env...)
+		_, err := cluster.Up(ctx, t.TempDir(), opts)
+		if want := fmt.Sprintf("GOMAXPROCS=%q", tc.want); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("env %v: the node's log says %v; want %s", tc.env, err, want)
+		}
 	}
 }

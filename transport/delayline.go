@@ -14,11 +14,11 @@ import (
 // one delay line, a deadline queue (a heap ordered by due time, then by
 // arrival) served by one goroutine, which moves each frame to its link's
 // queue when it comes due. The goroutine sleeps until the earliest due
-// time with a waiter precise to tens of microseconds (on Linux, ppoll on
-// an eventfd with the thread's timer slack at its minimum: Go's timers
+// time on a timer precise to tens of microseconds (on Linux a timerfd,
+// read through Go's network poller: delaywait_linux.go; Go's own timers
 // round a sleep under a millisecond up to a millisecond when the process
 // is otherwise idle, which was most of a 0.25 ms hop), and a frame due
-// before the one it waits for wakes it early.
+// before the one it waits for sets the timer earlier.
 //
 // A link's frames never overtake one another: a delayed frame is due no
 // earlier than the link's previous delayed frame (its due time is raised
@@ -62,12 +62,14 @@ type delayLine struct {
 	seq     uint64
 }
 
-// waiter is how the delay line's goroutine sleeps: wait returns after d
-// (at the earliest; d < 0 waits until woken) or as soon as wake is called
-// (a wake while it is not waiting makes the next wait return at once).
+// waiter is how the delay line's goroutine sleeps: a one-shot timer.
+// arm sets it to go off d from now (d < 0: never), replacing the previous
+// setting; it is called under the line's mu only. wait returns once the
+// timer has gone off since it was last armed (at once if it has), or
+// after close.
 type waiter interface {
-	wait(d time.Duration)
-	wake()
+	arm(d time.Duration)
+	wait()
 	close()
 }
 
@@ -94,17 +96,25 @@ func (dl *delayLine) send(l *link, f outFrame, d time.Duration) {
 	l.inLine.Add(1)
 	dl.seq++
 	heap.Push(&dl.entries, lineEntry{due: due, seq: dl.seq, link: l, frame: f})
-	first := dl.entries[0].seq == dl.seq
-	dl.mu.Unlock()
-	if first {
-		dl.w.wake() // it may be waiting for a later frame
+	if dl.entries[0].seq == dl.seq {
+		// The line may be waiting for a later frame: it wakes for this
+		// one, and sets its timer again for what is left.
+		dl.w.arm(max(time.Until(due), 0))
 	}
+	dl.mu.Unlock()
+}
+
+// wake makes the line's goroutine look at its entries now (Close, after
+// its stop channel is closed).
+func (dl *delayLine) wake() {
+	dl.mu.Lock()
+	dl.w.arm(0)
+	dl.mu.Unlock()
 }
 
 // run moves frames to their links' queues as they come due, until stop
 // is closed.
 func (dl *delayLine) run(stop <-chan struct{}) {
-	prepareWaiterThread()
 	for {
 		select {
 		case <-stop:
@@ -122,7 +132,8 @@ func (dl *delayLine) run(stop <-chan struct{}) {
 		if len(dl.entries) > 0 {
 			wait = dl.entries[0].due.Sub(now)
 		}
+		dl.w.arm(wait)
 		dl.mu.Unlock()
-		dl.w.wait(wait)
+		dl.w.wait()
 	}
 }

@@ -139,3 +139,28 @@ func pingPong(b *testing.B, d time.Duration, n int) []time.Duration {
 	}
 	return out
 }
+
+// armWaiter records how the delay line sets its timer.
+type armWaiter struct{ armed []time.Duration }
+
+func (w *armWaiter) arm(d time.Duration) { w.armed = append(w.armed, d) }
+func (w *armWaiter) wait()               {}
+func (w *armWaiter) close()              {}
+
+// TestDelayLineArmsForAFrameAlreadyDue: a frame that goes into the line
+// already due (sent with no delay behind its link's delayed frames, which
+// the line moved out meanwhile; or a delay that passed before the line's
+// lock was taken) must set the timer to go off now, not disarm it (a
+// negative duration), which would leave the frame waiting for the next
+// frame sent.
+func TestDelayLineArmsForAFrameAlreadyDue(t *testing.T) {
+	w := &armWaiter{}
+	dl := &delayLine{w: w}
+	l := &link{queue: make(chan outFrame, 1), limit: 1}
+	l.lastDue = time.Now().Add(-time.Second) // its last delayed frame came due a second ago
+	l.inLine.Store(1)                        // as Send saw it, before the line moved it out
+	dl.send(l, outFrame{}, 0)
+	if len(w.armed) != 1 || w.armed[0] < 0 {
+		t.Fatalf("timer set to %v for a frame due a second ago; want once, to go off now (>= 0)", w.armed)
+	}
+}

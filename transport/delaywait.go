@@ -2,37 +2,32 @@ package transport
 
 import "time"
 
-// chanWaiter is the portable waiter: a Go timer and a channel. Its sleeps
-// are as precise as Go's timers (about a millisecond at worst).
+// chanWaiter is the portable waiter: a Go timer. Its sleeps are as
+// precise as Go's timers (about a millisecond at worst).
 type chanWaiter struct {
-	ch    chan struct{}
 	timer *time.Timer
+	done  chan struct{}
 }
 
 func newChanWaiter() *chanWaiter {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &chanWaiter{ch: make(chan struct{}, 1), timer: t}
+	return &chanWaiter{timer: t, done: make(chan struct{})}
 }
 
-func (w *chanWaiter) wait(d time.Duration) {
+func (w *chanWaiter) arm(d time.Duration) {
 	if d < 0 {
-		<-w.ch
+		w.timer.Stop()
 		return
 	}
-	w.timer.Reset(d)
+	w.timer.Reset(d) // since Go 1.23 a reset timer delivers no stale value
+}
+
+func (w *chanWaiter) wait() {
 	select {
-	case <-w.ch:
 	case <-w.timer.C:
-	}
-	w.timer.Stop()
-}
-
-func (w *chanWaiter) wake() {
-	select {
-	case w.ch <- struct{}{}:
-	default:
+	case <-w.done:
 	}
 }
 
-func (w *chanWaiter) close() {}
+func (w *chanWaiter) close() { close(w.done) }

@@ -2,6 +2,4 @@
 
 package transport
 
-func prepareWaiterThread() {}
-
 func newWaiter() waiter { return newChanWaiter() }

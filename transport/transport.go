@@ -27,6 +27,14 @@
 // alone (see Validation); a frame in a batch that has a batch of its own
 // is dropped. Replies (below) are batched in the same way.
 //
+// # Flow control
+//
+// Every stream and connection has a fixed HTTP/2 window (4 MiB and 16
+// MiB): gRPC's default, a window grown by estimating the bandwidth-delay
+// product, sends a PING and its answer every round trip of a busy link.
+// Windows are settings each end announces to the other, so processes with
+// other windows still talk to these.
+//
 // # Back-pressure
 //
 // Send never blocks. Each link has a bounded queue (Config.QueueLimit
@@ -178,6 +186,18 @@ const (
 	// closeGrace bounds how long Close waits for peers to acknowledge the
 	// end of the streams before cutting them.
 	closeGrace = 2 * time.Second
+)
+
+// streamWindow and connWindow are the HTTP/2 flow-control windows of
+// every stream and connection, fixed: gRPC's default window starts at 64
+// KiB and grows by estimating the bandwidth-delay product, for which the
+// receiver of data sends a PING each round trip, answered by the sender:
+// on a link carrying small frames steadily, that is two more frames, and
+// often two more socket writes, for every message. A stream carries a
+// link's frames (a batch is at most maxBatchBytes plus one frame).
+const (
+	streamWindow = 4 << 20
+	connWindow   = 16 << 20
 )
 
 // ErrQueueFull is returned by Send when the link's queue holds
@@ -402,6 +422,8 @@ func New(cfg Config) (*Transport, error) {
 		// A connection that died silently ends its streams, and so frees
 		// their reply routes, within about 15 seconds.
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 10 * time.Second, Timeout: 5 * time.Second}),
+		grpc.StaticStreamWindowSize(streamWindow),
+		grpc.StaticConnWindowSize(connWindow),
 	)
 	transportpb.RegisterTransportServer(t.srv, &linkServer{t: t})
 
@@ -421,6 +443,8 @@ func New(cfg Config) (*Transport, error) {
 		}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxFrameBytes + frameSlack)),
+		grpc.WithStaticStreamWindowSize(streamWindow),
+		grpc.WithStaticConnWindowSize(connWindow),
 	}
 	if lis == nil {
 		close(t.serveDone)
@@ -600,7 +624,7 @@ func (t *Transport) Close() error {
 		// Outgoing side. No Send runs now (t.closed), so nothing wakes the
 		// delay line once its waiter is closed.
 		t.cancel()
-		t.line.w.wake()
+		t.line.wake()
 		t.linkWG.Wait()
 		t.line.w.close()
 	})

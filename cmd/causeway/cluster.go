@@ -78,6 +78,11 @@ and data; nodes already running are left alone. --topology, --protocol,
 --wan-delay (on by default) makes every process delay what it sends by the
 topology's one-way delay (RTT/2) to the destination's datacenter.
 
+Each node process gets GOMAXPROCS set to the machine's cores divided by
+the cluster's nodes (at least 1), unless the environment sets GOMAXPROCS:
+the nodes share this machine, and more threads than cores only switch
+between each other.
+
 If a node exits or is not ready within --timeout, up stops the nodes it
 started and prints the end of the failing node's log.
 

@@ -12,9 +12,10 @@ import (
 // acknowledged write, and nothing else served meanwhile. Instead the loop
 // applies the writes at once without syncing (they are in Pebble's
 // memtable and write-ahead log, not yet on disk), parks the step's effects,
-// and asks for a sync on another goroutine; the loop carries on with the
-// next inputs. Every synced write applied while a sync is in flight shares
-// the next one. When a sync completes, every parked step it covers is
+// and, once it has applied the whole batch of inputs it took, asks for a
+// sync on another goroutine; the loop carries on with the next inputs.
+// Every synced write of the batch shares that sync, and every one applied
+// while a sync is in flight shares the next one. When a sync completes, every parked step it covers is
 // carried out, in the order the steps ran.
 //
 // Order is kept for every step, not only those that wrote: a step that

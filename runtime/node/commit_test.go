@@ -142,3 +142,61 @@ func TestGroupCommitAcknowledgesOnlyDurableWrites(t *testing.T) {
 		t.Errorf("%d syncs for three puts, want 2 (k2 and k3 share one)", n)
 	}
 }
+
+// TestGroupCommitSharesOneSyncPerBatch: puts the loop takes in one batch
+// of inputs share one sync, started once the batch is applied (not one
+// sync for the first put and another for the rest), and none is
+// acknowledged before it.
+func TestGroupCommitSharesOneSyncPerBatch(t *testing.T) {
+	mem := storage.NewMem()
+	const self, client = protocol.NodeID("a/s0"), protocol.NodeID("a/c0")
+	syncStarted := make(chan int, 4) // batches unsynced when each sync starts
+	syncGo := make(chan struct{})
+	sent := make(chan string, 16)
+	box := newInbox()
+	m := &machine{
+		id: self, sm: &kvNode{stored: map[string]bool{}}, clock: newClock(time.Time{}), box: box,
+		log:     slog.New(slog.DiscardHandler),
+		persist: func(ws []storage.Write, sync bool) error { return mem.Apply(ws, false) },
+		send: func(msg protocol.Message) {
+			if n := mem.Unsynced(); n != 0 {
+				t.Errorf("%q sent with %d batches unsynced", msg.Body.(*wrapperspb.StringValue).Value, n)
+			}
+			sent <- msg.Body.(*wrapperspb.StringValue).Value
+		},
+	}
+	m.gc = newGroupCommit(func() error {
+		syncStarted <- mem.Unsynced()
+		<-syncGo
+		return mem.Apply(nil, true)
+	}, nil)
+	// Queued before the loop starts: its first batch holds all three.
+	for _, k := range []string{"a", "b", "c"} {
+		box.push(input{kind: inMessage, from: client, msg: wrapperspb.String("put " + k)})
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- m.run(stop, nil) }()
+	defer func() {
+		close(stop)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	if n := <-syncStarted; n != 3 {
+		t.Errorf("the first sync started with %d of the batch's 3 puts applied, want all 3", n)
+	}
+	close(syncGo) // this sync and any later one complete
+	var got []string
+	for range 3 {
+		got = append(got, <-sent)
+	}
+	if want := []string{"ack a", "ack b", "ack c"}; !slices.Equal(got, want) {
+		t.Errorf("acknowledgements %q, want %q", got, want)
+	}
+	select {
+	case n := <-syncStarted:
+		t.Errorf("a second sync (%d batches) for one batch of puts", n)
+	default:
+	}
+}

@@ -234,6 +234,9 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 			default:
 			}
 		}
+		// Every synced write the timers and the batch applied shares one
+		// sync, started only now (commit.go).
+		m.kickSync()
 		if len(batch) > 0 {
 			continue
 		}
@@ -321,11 +324,18 @@ func (m *machine) apply(r protocol.Ready) error {
 	}
 	e := effects{messages: r.After.Messages, visible: r.After.Visible, replies: r.After.Replies}
 	if m.gc != nil && !m.gc.admit(e) {
-		m.gc.kick()
-		return nil
+		return nil // the loop starts the sync once its batch is applied
 	}
 	m.carryOut(e)
 	return nil
+}
+
+// kickSync starts a sync for the synced writes applied and not yet
+// durable, if none is in flight.
+func (m *machine) kickSync() {
+	if m.gc != nil {
+		m.gc.kick()
+	}
 }
 
 // synced is the channel on which the group commit's sync in flight
@@ -337,8 +347,8 @@ func (m *machine) synced() <-chan error {
 	return m.gc.done
 }
 
-// release carries out the effects a completed sync released, and starts
-// the next sync if synced writes applied meanwhile wait for one.
+// release carries out the effects a completed sync released. The loop
+// starts the next sync, if synced writes applied meanwhile wait for one.
 func (m *machine) release(syncErr error) error {
 	released, err := m.gc.synced(syncErr)
 	if err != nil {
@@ -347,8 +357,7 @@ func (m *machine) release(syncErr error) error {
 	for _, e := range released {
 		m.carryOut(e)
 	}
-	m.gc.kick()
-	return nil
+	return nil // the loop starts the next sync, if one is due, after its batch
 }
 
 // carryOut sends a step's messages and hands over its visibility reports

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/protobuf/proto"
@@ -11,8 +13,8 @@ import (
 // ID.
 type metrics struct {
 	reg         *prometheus.Registry
-	received    *prometheus.CounterVec // by message type
-	sent        *prometheus.CounterVec // by message type
+	received    byType
+	sent        byType
 	dropped     *prometheus.CounterVec // by reason
 	writes      prometheus.Counter
 	batches     *prometheus.CounterVec // by sync
@@ -27,12 +29,12 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 	labels := prometheus.Labels{"node": nodeID}
 	m := &metrics{
 		reg: reg,
-		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+		received: byType{vec: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "causeway_messages_received_total", Help: "Protocol messages received, by message type.", ConstLabels: labels,
-		}, []string{"type"}),
-		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
+		}, []string{"type"})},
+		sent: byType{vec: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "causeway_messages_sent_total", Help: "Protocol messages handed to the transport, by message type.", ConstLabels: labels,
-		}, []string{"type"}),
+		}, []string{"type"})},
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "causeway_messages_dropped_total", Help: "Protocol messages dropped by the node host, by reason.", ConstLabels: labels,
 		}, []string{"reason"}),
@@ -58,7 +60,7 @@ func newMetrics(nodeID string, queueDepth, sessionAddrs func() float64) *metrics
 	m.replyTracks = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "causeway_client_sessions", Help: "Client sessions connected to the node (reply routes).", ConstLabels: labels,
 	}, sessionAddrs)
-	reg.MustRegister(m.received, m.sent, m.dropped, m.writes, m.batches, m.syncs, m.visible, queue, m.replyTracks, m.incarnation,
+	reg.MustRegister(m.received.vec, m.sent.vec, m.dropped, m.writes, m.batches, m.syncs, m.visible, queue, m.replyTracks, m.incarnation,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every drop reason appears from the start, at zero.
 	for _, r := range []string{dropUnknownNode, dropWrongNode, dropSendFailed, dropQueueClosed, dropLinkCut, dropNoRoute, dropRefused} {
@@ -77,6 +79,28 @@ const (
 	dropNoRoute     = "session_gone"        // a reply for a session whose connection has closed
 	dropRefused     = "refused"             // a client frame over a limit, answered with a Refusal
 )
+
+// byType is a counter by message type. Every frame counts once, so the
+// counter of each type is looked up by the message's Go type, once:
+// CounterVec.WithLabelValues hashes the label and takes a lock per call.
+type byType struct {
+	vec *prometheus.CounterVec
+	m   sync.Map // protoreflect.MessageType → prometheus.Counter
+}
+
+// inc counts one message of msg's type.
+func (b *byType) inc(msg proto.Message) {
+	if msg == nil {
+		b.vec.WithLabelValues(typeName(msg)).Inc()
+		return
+	}
+	t := msg.ProtoReflect().Type()
+	c, ok := b.m.Load(t)
+	if !ok {
+		c, _ = b.m.LoadOrStore(t, b.vec.WithLabelValues(typeName(msg)))
+	}
+	c.(prometheus.Counter).Inc()
+}
 
 // typeName is the label of a message's type.
 func typeName(m proto.Message) string {

@@ -22,8 +22,8 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 		}
 	}
 	m := newMetrics("a/s0", func() float64 { return 0 }, func() float64 { return 0 })
-	m.received.WithLabelValues("x").Inc()
-	m.sent.WithLabelValues("x").Inc()
+	m.received.vec.WithLabelValues("x").Inc()
+	m.sent.vec.WithLabelValues("x").Inc()
 	m.batches.WithLabelValues("true").Inc()
 	m.registerDisk("a/s0", func() float64 { return 0 })
 	families, err := m.reg.Gather()

@@ -392,7 +392,7 @@ func (h *host) receive(from, to string, msg proto.Message) {
 		h.metrics.dropped.WithLabelValues(dropLinkCut).Inc()
 		return
 	}
-	h.metrics.received.WithLabelValues(typeName(msg)).Inc()
+	h.metrics.received.inc(msg)
 	if p, ok := msg.(*transportpb.Ping); ok {
 		// The benchmark ceiling: answered here, never by the protocol.
 		h.send(protocol.Message{From: h.id, To: protocol.NodeID(from), Body: &transportpb.Pong{Id: p.Id}})
@@ -478,7 +478,7 @@ func (h *host) send(m protocol.Message) {
 	err := h.tr.Reply(string(m.From), string(m.To), m.Body)
 	switch {
 	case err == nil:
-		h.metrics.sent.WithLabelValues(typeName(m.Body)).Inc()
+		h.metrics.sent.inc(m.Body)
 	case errors.Is(err, transport.ErrNoRoute):
 		h.metrics.dropped.WithLabelValues(dropNoRoute).Inc()
 		h.log.Debug("reply to a disconnected session dropped", "from", m.From, "to", m.To, "type", typeName(m.Body))
@@ -511,7 +511,7 @@ func sendVia(tr *transport.Transport, book *addressBook, log *slog.Logger, mt *m
 		return
 	}
 	if mt != nil {
-		mt.sent.WithLabelValues(typeName(m.Body)).Inc()
+		mt.sent.inc(m.Body)
 	}
 }
 
