@@ -29,6 +29,8 @@ type wbEntry struct {
 	// nothing about the round trip: Karn's rule).
 	sentAt []time.Duration
 	resent []bool
+	// lastSent is when each ring was last sent the write.
+	lastSent []time.Duration
 	// recovered: the entry was reloaded after a crash, so which rings it
 	// reached, and what the thread had read, are unknown: a get never
 	// answers from it without asking a ring too.
@@ -206,7 +208,7 @@ func (c *coordinator) thread(name string) *threadState {
 func (c *coordinator) newEntry(thread string, put *pb.RingPut) *wbEntry {
 	n := len(c.topo.Rings())
 	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n),
-		sentAt: make([]time.Duration, n), resent: make([]bool, n), readRing: -1}
+		sentAt: make([]time.Duration, n), resent: make([]bool, n), lastSent: make([]time.Duration, n), readRing: -1}
 	c.entries[put.Id] = e
 	return e
 }
@@ -408,10 +410,10 @@ func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.R
 				// The window is full: the write waits for an earlier
 				// one's acknowledgement from this ring.
 			case !e.sent[ring]:
-				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
+				e.sent[ring], e.retry[ring], e.sentAt[ring], e.lastSent[ring] = true, protocol.SentAt(now), now, now
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
-				e.resent[ring] = true
+				e.resent[ring], e.lastSent[ring] = true, now
 				c.ackRTT[ring].backOff(now)
 				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			}

@@ -42,7 +42,8 @@ const (
 type incomingWrite struct {
 	msg  *pb.RingPut
 	from protocol.NodeID // the CC's propagator
-	// ask paces the ResendReqs for what the write waits for (resend.go).
+	// ask paces the asks for a pending write's predecessors while a read
+	// is held behind it (resend.go).
 	ask protocol.Retry
 }
 
@@ -185,9 +186,7 @@ func (m *middleMan) armTimer(r *protocol.Ready) {
 func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	m.ticking = false
-	m.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-	})
+	m.askAgain(now, &r)
 	for _, k := range slices.Sorted(maps.Keys(m.inval)) {
 		if iv := m.inval[k]; due(&iv.retry, now) {
 			for _, c := range slices.Sorted(maps.Keys(iv.pending)) {
@@ -195,7 +194,6 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 			}
 		}
 	}
-	m.askForLostWrites(now, &r)
 	m.probeStability(now, &r)
 	m.armTimer(&r)
 	m.lc.persist(&r)

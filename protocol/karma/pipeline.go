@@ -104,7 +104,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	if !b.Notify {
 		m.waitPredecessors(now, b, r)
 	}
-	w := &incomingWrite{msg: b, from: from, ask: protocol.SentAt(now)}
+	w := &incomingWrite{msg: b, from: from}
 	if !m.deps.Waiting(wk) {
 		m.ready(now, w, r)
 		return

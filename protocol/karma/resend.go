@@ -23,52 +23,57 @@ import (
 // their keys are held there (read) — a get-transaction's second round
 // included, which then outlives its operation's timeout.
 //
-// So the MM that waits asks. A write that has waited resendPredecessor
-// there — ready and not installed because an earlier write of its thread
-// is not ready in the ring, or not ready because a put-after dependency
-// is not installed — sends the DepCheck of each dependency it still waits
-// for again, marked lost (the one sent before the crash may have died
-// with the crashed MM), every resendPredecessor while the wait lasts, one
-// per dependency however many writes wait for it. The dependency's MM
-// answers it as any DepCheck, and if it has never seen the version (it
-// lost it, or it never arrived) it also sends a ResendReq to the CC that
-// minted it (the version's low bits name it); that CC sends the write to
-// the ring at once if it is still buffered and unacknowledged there. The
-// wait of a held read behind a lost write is then bounded by
+// So the MM that waits asks. Every DepCheck an MM waits on is sent again
+// once it has gone unanswered for resendPredecessor, then after twice as
+// long each time up to maxBackoff (depwait's one retransmission per
+// dependency, however many writes wait for it), marked lost: the one sent
+// before may have died with a crashed MM, or with a partition. The
+// dependency's MM answers it as any DepCheck, and if it has never seen the
+// version (it lost it, or it never arrived) it also sends a ResendReq to
+// the CC that minted it (the version's low bits name it); that CC sends
+// the write to the ring at once if it is still buffered, sent there and
+// unacknowledged, and was not sent there in the last resendPredecessor.
+// The wait of a held read behind a lost write is then bounded by
 // resendPredecessor and a few hops once the crashed MM is back, rather
 // than by the CC's retransmission backoff, and a write the MM has (waiting
 // for its own dependencies) is not sent again.
+//
+// The asks back off: asked at a fixed pace, every MM of a ring asked the
+// owner of each version it waited for four times a second, and after a
+// partition inside a ring the thousands of writes held back by it made
+// those asks alone more than a hot MM could serve; its answers then came
+// later than the next round of asks, and the ring never drained
+// (TestKarmaStaysAvailableUnderTable1Failures, intra-ring partition;
+// testdata/lost_asks_back_off). Only a pending write that a read is held
+// behind keeps asking for its missing predecessors every
+// resendPredecessor (testdata/held_read_behind_lost_write): reads are
+// held only by the clients' operations in progress, so these asks stay
+// few.
 
-// resendPredecessor is how long a write waits at an MM for a dependency
-// before the MM asks again, and then the pace of its asking: well above
-// an intra-ring hop, so that in a healthy ring a write's dependencies are
-// ready before it asks.
+// resendPredecessor is how long a DepCheck waits for its answer before
+// the MM asks again, marked lost: well above an intra-ring hop, so that in
+// a healthy ring a write's dependencies are ready before it asks.
 const resendPredecessor = 250 * time.Millisecond
 
-// askForLostWrites sends the lost-marked DepChecks of the dependencies of
-// every write waiting here longer than resendPredecessor.
-func (m *middleMan) askForLostWrites(now time.Duration, r *protocol.Ready) {
+// askAgain sends, marked lost, the DepChecks whose retransmission is due,
+// and the predecessors' of the writes reads are held behind.
+func (m *middleMan) askAgain(now time.Duration, r *protocol.Ready) {
+	m.deps.Resend(now, resendPredecessor, maxBackoff, func(d *pb.Dep) {
+		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d, Lost: true})
+	})
 	ask := map[string]*pb.Dep{}
-	for _, wk := range slices.Sorted(maps.Keys(m.pending)) {
-		w := m.pending[wk]
-		if !m.deps.Waiting(confName(wk)) || !w.ask.Due(now, resendPredecessor, resendPredecessor) {
-			continue
-		}
-		for _, d := range w.msg.Deps {
-			if _, ok := m.readyOf(depKey(d.Key, d.Version)); d.ProgramOrder && !ok {
-				ask[depName(d)] = d
-			}
-		}
-	}
-	for _, wk := range slices.Sorted(maps.Keys(m.incoming)) {
-		w := m.incoming[wk]
-		if w.msg.Notify || !w.ask.Due(now, resendPredecessor, resendPredecessor) {
-			continue
-		}
-		for _, d := range w.msg.Deps {
-			if dk := depKey(d.Key, d.Version); !d.ProgramOrder && !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] {
-				id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
-				ask[depName(id)] = id
+	for _, key := range slices.Sorted(maps.Keys(m.held)) {
+		for _, h := range m.held[key] {
+			for _, wk := range slices.Sorted(maps.Keys(h.waitFor)) {
+				w := m.pending[wk]
+				if w == nil || !w.ask.Due(now, resendPredecessor, resendPredecessor) {
+					continue
+				}
+				for _, d := range w.msg.Deps {
+					if _, ok := m.readyOf(depKey(d.Key, d.Version)); d.ProgramOrder && !ok {
+						ask[depName(d)] = d
+					}
+				}
 			}
 		}
 	}
@@ -105,8 +110,9 @@ func mintedBy(t *topology.Topology, version uint64) (protocol.NodeID, bool) {
 }
 
 // resend answers an MM's ResendReq: the write goes to the ring now if it
-// is still buffered and the ring has not acknowledged it, and its next
-// retransmission waits from now.
+// is still buffered, the ring has not acknowledged it and it was not sent
+// there in the last resendPredecessor (every MM of the ring waiting for it
+// may ask), and its next retransmission waits from now.
 func (c *coordinator) resend(now time.Duration, b *pb.ResendReq, r *protocol.Ready) {
 	ring := int(b.Ring)
 	for _, id := range slices.Sorted(maps.Keys(c.entries)) {
@@ -114,7 +120,10 @@ func (c *coordinator) resend(now time.Duration, b *pb.ResendReq, r *protocol.Rea
 		if e.put.Notify || e.put.Key != b.Key || e.put.Version != b.Version || ring < 0 || ring >= len(e.acked) || e.acked[ring] || !e.sent[ring] {
 			continue
 		}
-		e.resent[ring], e.retry[ring] = true, protocol.SentAt(now)
+		if now-e.lastSent[ring] < resendPredecessor {
+			return // on its way already
+		}
+		e.resent[ring], e.retry[ring], e.lastSent[ring] = true, protocol.SentAt(now), now
 		r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(c.thread(e.session), ring, e))
 		return
 	}
