@@ -62,10 +62,12 @@
 // has queued. A write a crashed MM lost before it was ready there would
 // then reach the ring again only at that backed-off retransmission, while
 // the thread's later writes wait for it in the ring's other MMs and reads
-// of their keys are held there; so an MM whose write has waited 250 ms for
-// a dependency asks for it again, and the dependency's MM, if it never saw
-// that version, asks the CC that minted it to send it at once (resend.go,
-// ResendReq; testdata/held_read_behind_lost_write).
+// of their keys are held there; so an MM whose DepCheck has gone
+// unanswered for 250 ms asks again, marked lost, then after doubling waits
+// up to 4 s (every 250 ms only while a read is held behind the waiting
+// write), and the dependency's MM, if it never saw that version, asks the
+// CC that minted it to send it at once (resend.go, ResendReq;
+// testdata/held_read_behind_lost_write, lost_asks_back_off).
 //
 // Versions are Lamport timestamps minted by the CC (counter, CC index),
 // above every version its threads have read; the counter is leased in
@@ -342,6 +344,35 @@
 // 3.0 s against 325 k and 2.3 s without them; asking only for writes that
 // hold reads back would spare that.
 //
+// (4) Session 12: those asks, at a fixed 250 ms pace for every waiting
+// write, made Table 1's intra-ring partition and AZ-B cases diverge.
+// Behind the 5 s intra-ring partition of karma-aws8 (replay: causeway sim
+// --protocol karma --topology karma-aws8 --workload ycsb-95-5 --clients
+// 64 --duration 7s --service-time 100us --jitter 20ms --seed 1, faults
+// partition [[us-west1, us-west2], [us-east, europe]] from 1 s to 6 s)
+// every ring-0 MM asked the owner of each version it waited for four
+// times a second: 50-90 k asks a second in all, ~10 k of them to one hot
+// MM (us-west2/s2), its whole capacity at 100 µs a message, so its
+// answers came later than the next round of asks and the ring never
+// drained (13.7 M messages, not quiet 120 s after the run). Now only the
+// writes reads are held behind keep that pace; every other ask is
+// depwait's backed-off retransmission of the DepCheck, marked lost
+// (testdata/lost_asks_back_off), and a CC sends a write again on a
+// ResendReq at most once per 250 ms. The replay converges and is quiet
+// about 18 s after the heal (visibility p50 9.0 s, p99 11.4 s: most
+// writes were made during the outage).
+//
+// What bounds that drain (measured with a trace of the replay, not yet
+// changed): a write counts as written in a ring only once every earlier
+// write of its thread is written there, and each MM learns that by a
+// DepOK, so in a ring a thread's writes become written one intra-ring hop
+// apart. Brazil's threads (a ring of one DC, all reads local, ~250 writes
+// each behind the outage) had ring 0 acknowledge their writes at ~15-20 a
+// second each. Asking each earlier write only to be written itself
+// (installed, its invalidations acknowledged, its put-after dependencies
+// written) would remove the chain without weakening "written": for j in
+// P(s), P(j) is within P(s) or written in the ring already.
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -361,8 +392,8 @@
 // RingPutAck carries the acknowledged write's key and version, and
 // CacheGetReply the key (see "Incarnations"). Dep.installed asks for an
 // installed (not written) dependency, Dep.program_order for a ready one,
-// whose DepOK carries its ready time; DepCheck.lost marks a re-ask after a
-// long wait (resend.go). ResendReq is a ring index, a key and a version.
+// whose DepOK carries its ready time; DepCheck.lost marks a DepCheck sent
+// again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
 //
 // # Storage
 //
