@@ -57,6 +57,9 @@ type invalidation struct {
 	id      uint64
 	pending map[protocol.NodeID]bool
 	gated   bool
+	// ordered: it waits for its thread's earlier writes to be written
+	// themselves here (pipeline.go, progress).
+	ordered bool
 	retry   protocol.Retry
 }
 
@@ -109,6 +112,12 @@ type middleMan struct {
 	knownWritten, knownInstalled map[string]bool
 	installed                    map[string]bool
 	installedWaiters             map[string]map[protocol.NodeID]bool
+	// selfWritten are this MM's versions written themselves and not yet
+	// written (committed) here, selfWaiters the DepChecks waiting for one
+	// to be, and knownSelfWritten other MMs' versions known so
+	// (pipeline.go, progress).
+	selfWritten, knownSelfWritten map[string]bool
+	selfWaiters                   map[string]map[protocol.NodeID]bool
 	// held are reads waiting for unconfirmed versions of their key.
 	held    map[string][]*heldRead
 	inval   map[string]*invalidation // by depKey of the write
@@ -127,6 +136,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		waiters: map[string]map[protocol.NodeID]bool{}, readyWaiters: map[string]map[protocol.NodeID]bool{},
 		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{}, knownInstalled: map[string]bool{},
 		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
+		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
 		held: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
@@ -221,6 +231,12 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			m.askMinter(b.Dep, &r)
 		}
 		switch {
+		case b.Dep.SelfWritten:
+			if m.committed[dk] || m.selfWritten[dk] {
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
+			} else {
+				addWaiter(m.selfWaiters, dk, msg.From)
+			}
 		case b.Dep.Installed:
 			if m.installedHere(dk) {
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -242,6 +258,8 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		m.lc.observe(b.Clock)
 		if m.topo.RingOf(msg.From.DC()) == m.ring {
 			switch dk := depKey(b.Dep.Key, b.Dep.Version); {
+			case b.Dep.SelfWritten:
+				m.knownSelfWritten[dk] = true
 			case b.Dep.ProgramOrder:
 				m.knownReady[dk] = b.Ready
 			case b.Dep.Installed:
@@ -257,10 +275,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		dk := depKey(b.Key, b.Version)
 		if iv := m.inval[dk]; iv != nil {
 			delete(iv.pending, msg.From)
-			if len(iv.pending) == 0 && !iv.gated {
-				delete(m.inval, dk)
-				m.written(b.Key, b.Version, iv.from, iv.id, &r)
-			}
+			m.progress(dk, &r)
 		}
 	}
 	m.armTimer(&r)
@@ -416,6 +431,10 @@ func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
 // waiting for it and acknowledges the CC.
 func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id uint64, r *protocol.Ready) {
 	dk := depKey(key, version)
+	if m.selfWaiters[dk] != nil {
+		m.markSelfWritten(dk, key, version, r)
+	}
+	delete(m.selfWritten, dk) // committed answers for it now
 	if !m.committed[dk] {
 		m.committed[dk] = true
 		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk, Version: m.readyAt[dk]}, true)

@@ -30,18 +30,22 @@ type heldRead struct {
 }
 
 // Names in the dependency table: a write waiting for P(s) to be ready
-// waits as confName(its depKey), for P(s) to be written as gateName(its
-// depKey); a program-order dependency is waited for as depName (ready,
-// not written).
-const gatePrefix, confPrefix, readyPrefix, installedPrefix = "gate/", "conf/", "ready/", "inst/"
+// waits as confName(its depKey), for its put-after dependencies to be
+// written as gateName, and for P(s) to be written themselves as
+// orderName; a program-order dependency is waited for as depName (ready,
+// or written itself).
+const gatePrefix, orderPrefix, confPrefix, readyPrefix, installedPrefix, selfPrefix = "gate/", "order/", "conf/", "ready/", "inst/", "self/"
 
-func gateName(wk string) string { return gatePrefix + wk }
-func confName(wk string) string { return confPrefix + wk }
+func gateName(wk string) string  { return gatePrefix + wk }
+func orderName(wk string) string { return orderPrefix + wk }
+func confName(wk string) string  { return confPrefix + wk }
 
 // depName names what a dependency waits for in the table: a program-order
 // dependency its readiness, any other its writing.
 func depName(d *pb.Dep) string {
 	switch {
+	case d.SelfWritten:
+		return selfPrefix + depKey(d.Key, d.Version)
 	case d.ProgramOrder:
 		return readyPrefix + depKey(d.Key, d.Version)
 	case d.Installed:
@@ -143,7 +147,13 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 
 // waitPredecessors sends, all at once and as soon as a write arrives, the
 // DepChecks for its program-order dependencies: ready (to install it once
-// it is ready itself) and written (to count it written).
+// it is ready itself) and written themselves (to count it written). Each
+// earlier write j is asked only to be written itself, not with its own
+// earlier writes: those are members of P(s) too, or were written here
+// before s's copy was sent (the CC leaves out what the ring acknowledged),
+// so s waits for them directly, and a thread's writes become written in
+// parallel rather than one DepOK hop after another
+// (testdata/written_without_chain).
 func (m *middleMan) waitPredecessors(now time.Duration, b *pb.RingPut, r *protocol.Ready) {
 	wk := depKey(b.Key, b.Version)
 	for _, d := range b.Deps {
@@ -154,12 +164,12 @@ func (m *middleMan) waitPredecessors(now time.Duration, b *pb.RingPut, r *protoc
 		if _, ok := m.readyOf(dk); !ok && m.deps.Wait(confName(wk), depName(d), d, now) {
 			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
-		if m.committed[dk] || m.knownWritten[dk] {
+		if m.committed[dk] || m.knownWritten[dk] || m.selfWritten[dk] || m.knownSelfWritten[dk] {
 			continue
 		}
-		wd := &pb.Dep{Key: d.Key, Version: d.Version}
-		if m.deps.Wait(gateName(wk), dk, wd, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: wd})
+		sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true}
+		if m.deps.Wait(orderName(wk), depName(sd), sd, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: sd})
 		}
 	}
 }
@@ -176,7 +186,17 @@ func (m *middleMan) readyOf(dk string) (uint64, bool) {
 func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Ready) {
 	for _, wk := range m.deps.Satisfied(name) {
 		if w, ok := strings.CutPrefix(wk, gatePrefix); ok {
-			m.ungate(w, r)
+			if iv := m.inval[w]; iv != nil {
+				iv.gated = false
+				m.progress(w, r)
+			}
+			continue
+		}
+		if w, ok := strings.CutPrefix(wk, orderPrefix); ok {
+			if iv := m.inval[w]; iv != nil {
+				iv.ordered = false
+				m.progress(w, r)
+			}
 			continue
 		}
 		if w, ok := strings.CutPrefix(wk, confPrefix); ok {
@@ -222,17 +242,40 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 	}
 	delete(m.installedWaiters, wk)
 	targets := m.invalidationTargets(b.Key)
-	gated := m.deps.Waiting(gateName(wk))
-	if len(targets) == 0 && !gated {
-		m.written(b.Key, b.Version, w.from, b.Id, r)
-		return
-	}
 	iv := &invalidation{msg: &pb.Invalidate{Key: b.Key, Version: b.Version, Ring: int32(m.ring)},
-		from: w.from, id: b.Id, pending: targets, gated: gated, retry: protocol.SentAt(now)}
+		from: w.from, id: b.Id, pending: targets, gated: m.deps.Waiting(gateName(wk)), ordered: m.deps.Waiting(orderName(wk)), retry: protocol.SentAt(now)}
 	m.inval[wk] = iv
 	for _, c := range slices.Sorted(maps.Keys(targets)) {
 		r.Send(m.id, c, iv.msg)
 	}
+	m.progress(wk, r)
+}
+
+// progress moves an installed write on: written itself once its caches
+// have acknowledged and its put-after dependencies are written here, and
+// written once, besides, its thread's earlier writes are written
+// themselves here.
+func (m *middleMan) progress(wk string, r *protocol.Ready) {
+	iv := m.inval[wk]
+	if iv == nil || len(iv.pending) > 0 || iv.gated {
+		return
+	}
+	m.markSelfWritten(wk, iv.msg.Key, iv.msg.Version, r)
+	if iv.ordered {
+		return
+	}
+	delete(m.inval, wk)
+	m.written(iv.msg.Key, iv.msg.Version, iv.from, iv.id, r)
+}
+
+// markSelfWritten records that a version is written itself here and
+// answers the DepChecks waiting for that.
+func (m *middleMan) markSelfWritten(wk, key string, version uint64, r *protocol.Ready) {
+	m.selfWritten[wk] = true
+	for _, from := range slices.Sorted(maps.Keys(m.selfWaiters[wk])) {
+		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version, SelfWritten: true}, Clock: m.lc.now})
+	}
+	delete(m.selfWaiters, wk)
 }
 
 // insertVersion adds an installed version to its key's history. A key's
@@ -328,20 +371,6 @@ func (m *middleMan) released(wk, key string, r *protocol.Ready) {
 		return
 	}
 	m.held[key] = keep
-}
-
-// ungate lets an installed write count as written once its caches have
-// acknowledged, now that its thread's earlier writes are written here.
-func (m *middleMan) ungate(wk string, r *protocol.Ready) {
-	iv := m.inval[wk]
-	if iv == nil || !iv.gated {
-		return
-	}
-	iv.gated = false
-	if len(iv.pending) == 0 {
-		delete(m.inval, wk)
-		m.written(iv.msg.Key, iv.msg.Version, iv.from, iv.id, r)
-	}
 }
 
 func addWaiter(w map[string]map[protocol.NodeID]bool, dk string, from protocol.NodeID) {

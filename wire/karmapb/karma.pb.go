@@ -41,7 +41,13 @@ type Dep struct {
 	// in the ring rather than written: what the dependent write needs to
 	// become ready; it counts as written only once the dependency is
 	// written there too (doc.go, "Pipelined propagation").
-	Installed     bool `protobuf:"varint,4,opt,name=installed,proto3" json:"installed,omitempty"`
+	Installed bool `protobuf:"varint,4,opt,name=installed,proto3" json:"installed,omitempty"`
+	// self_written asks for one of the writer thread's earlier buffered
+	// writes (program order) to be written itself in the ring: installed,
+	// its cache invalidations acknowledged and its put-after dependencies
+	// written, whether or not its own earlier writes are (the dependent
+	// write waits for those itself: doc.go, "Pipelined propagation").
+	SelfWritten   bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -100,6 +106,13 @@ func (x *Dep) GetProgramOrder() bool {
 func (x *Dep) GetInstalled() bool {
 	if x != nil {
 		return x.Installed
+	}
+	return false
+}
+
+func (x *Dep) GetSelfWritten() bool {
+	if x != nil {
+		return x.SelfWritten
 	}
 	return false
 }
@@ -1777,12 +1790,13 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"t\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\x97\x01\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
 	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
-	"\tinstalled\x18\x04 \x01(\bR\tinstalled\"N\n" +
+	"\tinstalled\x18\x04 \x01(\bR\tinstalled\x12!\n" +
+	"\fself_written\x18\x05 \x01(\bR\vselfWritten\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
