@@ -297,8 +297,10 @@
 //
 // Measured (karma-aws8, ycsb-95-5, 5 s, seed 2, four clients per DC,
 // visibility p50/p99 in ms and visibility_ratio p50, one run of one
-// binary): karma 299/457 (2.06x), karma-nc 312/512 (2.12x), cops-pr
-// 313/512 (2.12x); cops 129/168 (1.02x). Before pipelining (program
+// binary, session 12): karma 301/460 (2.07x), karma-nc 312/513 (2.14x),
+// cops-pr 309/514 (2.13x); cops 128/164 (1.01x); karma sent 203 k
+// messages (318 k before writes waited for their predecessors written
+// themselves only, DRR fraction 0.88 against 0.92). Before pipelining (program
 // order one intra-ring hop per write, put-after dependencies waited for
 // until written) karma was 2421/4710, 16.7x. What limited four per DC was less program order than put-after
 // across threads: Brazil's four threads (all their reads local) keep
