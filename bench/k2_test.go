@@ -84,7 +84,7 @@ func TestK2ROTsTakeAtMostOneWANRound(t *testing.T) {
 				if rep.Err != protocol.OK {
 					return
 				}
-				w, ok := rep.Metrics[protocol.MetricWANRounds]
+				w, ok := rep.Metrics.Get(protocol.MetricWANRounds)
 				if !ok {
 					t.Errorf("%v in %s reports no wan_rounds", req.Op, dc)
 					return
@@ -98,7 +98,7 @@ func TestK2ROTsTakeAtMostOneWANRound(t *testing.T) {
 					if w == 1 {
 						remote++
 					}
-					if rep.Metrics["remote_fetch_waited"] != 0 || rep.Metrics["remote_fetch_missing"] != 0 {
+					if rep.Metrics.Value("remote_fetch_waited") != 0 || rep.Metrics.Value("remote_fetch_missing") != 0 {
 						t.Errorf("%v in %s: a remote fetch waited or missed: %v", req.Op, dc, rep.Metrics)
 					}
 				default:

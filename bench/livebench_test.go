@@ -19,8 +19,10 @@ import (
 // It reports ops/s, the ceiling and their ratio, then runs the workload
 // alone and the pings alone for the CPU the whole process spends per
 // client operation and per ping (the runs', not the load's; with
-// CAUSEWAY_LIVE_CPUPROFILE set, a CPU profile of the runs alone goes to
-// the file it names; CAUSEWAY_LIVE_DURATION sets the run's length):
+// CAUSEWAY_LIVE_CPUPROFILE set, CPU profiles of the interleaved run, the
+// workload alone and the pings alone go to the file it names, and that
+// name plus ".work" and ".ping"; CAUSEWAY_LIVE_DURATION sets the run's
+// length):
 //
 //	CAUSEWAY_LIVE_CPUPROFILE=/tmp/cpu.out go test -run '^$' -bench BenchmarkLiveCops -benchtime 1x ./bench/
 func BenchmarkLiveCops(b *testing.B) {
@@ -55,8 +57,13 @@ func BenchmarkLiveCops(b *testing.B) {
 		}
 		return res, cpuTime(b) - c0
 	}
-	if f := os.Getenv("CAUSEWAY_LIVE_CPUPROFILE"); f != "" {
-		out, err := os.Create(f)
+	prof := os.Getenv("CAUSEWAY_LIVE_CPUPROFILE")
+	// profiled runs spec with a CPU profile in prof+suffix, if prof is set.
+	profiled := func(spec LiveSpec, suffix string) (*Result, time.Duration) {
+		if prof == "" {
+			return run(spec)
+		}
+		out, err := os.Create(prof + suffix)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,11 +72,12 @@ func BenchmarkLiveCops(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+		return run(spec)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		spec := LiveSpec{Cluster: cfg, Workload: w, Seed: uint64(i + 1), Duration: d, Clients: 96}
-		res, _ := run(spec)
+		res, _ := profiled(spec, "")
 		ops += float64(res.Ops)
 		opsS += res.ThroughputOpsS
 		if res.CeilingOpsS != nil {
@@ -77,11 +85,11 @@ func BenchmarkLiveCops(b *testing.B) {
 		}
 		// The workload alone, then the pings alone, for the CPU each costs.
 		spec.Ceiling = -1
-		res, c := run(spec)
+		res, c := profiled(spec, ".work")
 		workCPU += c
 		workOps += float64(res.Ops)
 		spec.NoopOnly, spec.Duration = true, d/4
-		res, c = run(spec)
+		res, c = profiled(spec, ".ping")
 		pingCPU += c
 		pings += float64(res.Ops)
 	}

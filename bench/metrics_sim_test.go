@@ -88,7 +88,7 @@ func TestWANRoundsOfEveryOperation(t *testing.T) {
 				if o.rep.Err != protocol.OK {
 					continue
 				}
-				n, ok := o.rep.Metrics[protocol.MetricWANRounds]
+				n, ok := o.rep.Metrics.Get(protocol.MetricWANRounds)
 				if !ok {
 					t.Fatalf("%v in %s: no wan_rounds", o.req.Op, o.dc)
 				}

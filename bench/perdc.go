@@ -66,7 +66,7 @@ func (s *opStats) done(op protocol.Op, rep protocol.Reply, us int64) {
 	if !rep.WideArea {
 		s.local++
 	}
-	if n, ok := rep.Metrics[protocol.MetricWANRounds]; ok {
+	if n, ok := rep.Metrics.Get(protocol.MetricWANRounds); ok {
 		s.wanOps++
 		if n == 0 {
 			s.allLocal++

@@ -133,13 +133,13 @@ func (r *Recorder) DoneIntended(dc string, req protocol.Request, rep protocol.Re
 	for _, t := range rep.Tags {
 		r.tags[t]++
 	}
-	for name, v := range rep.Metrics {
-		d, ok := r.metrics[name]
+	for _, m := range rep.Metrics {
+		d, ok := r.metrics[m.Name]
 		if !ok {
 			d = newDistribution()
-			r.metrics[name] = d
+			r.metrics[m.Name] = d
 		}
-		d.add(v)
+		d.add(m.Value)
 	}
 	if req.Op == protocol.OpGet {
 		r.remoteGet(dc, req.Key, rep, us)

@@ -159,6 +159,9 @@ type Result struct {
 	// their difference per WAN message (see metadata.go).
 	WANFrameBytes          *int64   `json:"wan_frame_bytes,omitempty"`
 	FramingBytesPerMessage *float64 `json:"framing_bytes_per_message,omitempty"`
+	// WANByKind (simulations with SimSpec.WANByKind only) breaks the
+	// delivered WAN traffic down by message kind.
+	WANByKind *WANByKind `json:"wan_by_kind,omitempty"`
 	// CeilingOpsS is the no-op round trips per second the same clients
 	// completed over the same transport in the same live run; absent in
 	// simulations.

@@ -74,6 +74,10 @@ type SimSpec struct {
 	// NoLoad skips the load phase: keys start absent instead of holding
 	// the workload's loaded values (Workload.Dataset).
 	NoLoad bool
+	// WANByKind, when set, counts the messages delivered across DCs and
+	// their bytes by kind into the result's WANByKind (a trace hook on
+	// every delivery: it slows the run a little).
+	WANByKind bool
 	// OnDone, when set, sees every completed operation with its reply (the
 	// history keeps only whether it failed) that was issued at or after
 	// Warmup: torture's availability verdict tells an unsupported
@@ -140,13 +144,15 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if spec.History != nil {
 		hw = history.NewWriter(spec.History)
 	}
+	var byKind *WANByKind
+	if spec.WANByKind {
+		byKind = &WANByKind{}
+		traceWANByKind(s, byKind)
+	}
 	dcs := spec.Topology.DCNames()
-	stopped := false
-	// With OpsPerClient: sessions done, and the last completion.
-	finished, lastEnd := 0, time.Duration(0)
-	var interval time.Duration
+	d := &simDriver{spec: &spec, s: s, rec: rec, cs: cs, hw: hw, byKind: byKind}
 	if spec.ClientRate > 0 {
-		interval = time.Duration(float64(time.Second) / spec.ClientRate)
+		d.interval = time.Duration(float64(time.Second) / spec.ClientRate)
 	}
 	for i := 0; i < spec.Clients; i++ {
 		name := fmt.Sprintf("c%d", i)
@@ -158,53 +164,10 @@ func RunSim(spec SimSpec) (*Result, error) {
 		gen := spec.Workload.NewClient(name, sim.NewRand(spec.Seed, "workload/"+name))
 		gen.SetPlacement(Placement(spec.Protocol, spec.Topology, dc))
 		gen.SetGroup(Group(spec.Protocol, spec.Topology))
-		offset := interval * time.Duration(i) / time.Duration(spec.Clients)
-		due := offset // the open loop's schedule
-		issued := 0
-		var next func()
-		next = func() {
-			if stopped {
-				return
-			}
-			if spec.OpsPerClient > 0 {
-				if issued == spec.OpsPerClient {
-					finished++
-					return
-				}
-				issued++
-			}
-			req := gen.Next()
-			start := s.Now()
-			intended := start
-			if spec.OpenLoop && interval > 0 {
-				intended, due = min(due, start), due+interval
-			} else {
-				due = start + interval
-			}
-			err := s.Submit(id, req, func(now time.Duration, rep protocol.Reply) {
-				rec.DoneIntended(dc, req, rep, intended, start, now)
-				if spec.OnDone != nil && start >= spec.Warmup {
-					spec.OnDone(dc, req, rep, start, now)
-				}
-				op := HistoryOp(name, dc, req, rep, start, now)
-				if hw != nil {
-					if err := hw.Write(op); err != nil {
-						panic(err)
-					}
-				}
-				_ = cs.Add(&op) // an error stays in cs: Check returns it
-				lastEnd = max(lastEnd, now)
-				if now < due {
-					s.At(due, next)
-				} else {
-					next()
-				}
-			})
-			if err != nil {
-				panic(err) // the driver keeps one operation per session
-			}
-		}
-		s.At(offset, next)
+		offset := d.interval * time.Duration(i) / time.Duration(spec.Clients)
+		c := &simClient{d: d, name: name, dc: dc, id: id, gen: gen, due: offset}
+		c.nextFn, c.doneFn = c.next, c.done // bound once, not per operation
+		s.At(offset, c.nextFn)
 	}
 	step := spec.Duration / progressSteps
 	if step <= 0 {
@@ -219,8 +182,8 @@ func RunSim(spec SimSpec) (*Result, error) {
 		if spec.Progress != nil {
 			spec.Progress(rec.progress(spec.progressAt(t, rec), spec.Duration))
 		}
-		if spec.OpsPerClient > 0 && finished == spec.Clients {
-			ran = max(lastEnd, time.Microsecond)
+		if spec.OpsPerClient > 0 && d.finished == spec.Clients {
+			ran = max(d.lastEnd, time.Microsecond)
 			break
 		}
 		if t == spec.Duration {
@@ -231,7 +194,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 			break
 		}
 	}
-	stopped = true
+	d.stopped = true
 	// Let outstanding operations finish (they answer within OpTimeout),
 	// then heal everything and let replication settle.
 	timeout := spec.OpTimeout
@@ -259,6 +222,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	res.Messages, res.WANBytes, res.UnroutedReplies = &st.Messages, &st.WANBytes, &st.NoRoute
 	res.MetadataBytesPerWrite = metadataPerWrite(st)
 	res.WANFrameBytes, res.FramingBytesPerMessage = &st.WANFrameBytes, framingPerMessage(st)
+	res.WANByKind = byKind
 	res.Faults = s.FaultLog
 	res.FaultSchedule = spec.Faults
 	cr, err := cs.Check(check.Options{})

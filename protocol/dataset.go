@@ -73,8 +73,14 @@ func (d *Dataset) Value(key string) []byte {
 	i := copy(b, LoadedPrefix)
 	i += copy(b[i:], key)
 	b[i] = '#'
-	for i++; i < n; i++ {
-		b[i] = 'a' + byte(i%26)
+	// Padding: 'a'+i%26 at offset i. Once 26 bytes of it are written the
+	// rest repeats them, copied in doubling runs.
+	j := i + 1
+	for ; j < n && j < i+1+26; j++ {
+		b[j] = 'a' + byte(j%26)
+	}
+	for j < n {
+		j += copy(b[j:], b[i+1:j])
 	}
 	return b
 }

@@ -15,7 +15,10 @@
 // runtime must apply Ready.Persist (syncing it when Persist.Sync is set)
 // before it acts on anything in Ready.After. Protocols fill a Ready with its
 // builder methods (Write, Send, SetTimer, Reply, Visible, VisibleVersion) so
-// that they never depend on the layout.
+// that they never depend on the layout. A node or session may reuse the
+// slices of its Readies (Recycler, ReadyPool): a runtime that hands each
+// applied Ready back saves their allocation; one that does not loses
+// nothing.
 //
 // Messages are protobuf messages. Every runtime round-trips them through the
 // wire codec (package wire), so no two nodes ever share memory through a

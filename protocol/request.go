@@ -101,7 +101,8 @@ type Reply struct {
 	// distribution over the operations that carry it as
 	// protocol_metrics.<name>_p50, _p90, _p99 and _mean. An operation that
 	// does not carry a metric is left out of it, never counted as zero.
-	Metrics map[string]float64
+	// Set them with SetMetric, read one with Metrics.Get.
+	Metrics Metrics
 	// DC is the datacenter the session was attached to when the operation
 	// completed, set only by protocols whose sessions migrate between DCs
 	// (C3's client migration, c3.txt §3.5); empty means the session's own

@@ -89,7 +89,7 @@ func TestK2ReportHasEveryFigure(t *testing.T) {
 func TestOpStatsSharesAndPercentiles(t *testing.T) {
 	s := newOpStats()
 	rep := func(rounds float64) protocol.Reply {
-		return protocol.Reply{Metrics: map[string]float64{protocol.MetricWANRounds: rounds}}
+		return protocol.Reply{Metrics: protocol.Metrics{{Name: protocol.MetricWANRounds, Value: rounds}}}
 	}
 	req := protocol.Request{Op: protocol.OpReadTxn}
 	s.add("", req, rep(0), time.Second, time.Second+10*time.Millisecond)

@@ -38,11 +38,11 @@ func (s *opStats) add(_ string, req protocol.Request, rep protocol.Reply, start,
 		return
 	}
 	s.lat[req.Op] = append(s.lat[req.Op], float64(end-start)/float64(time.Millisecond))
-	for name, v := range rep.Metrics {
+	for _, m := range rep.Metrics {
 		if s.metrics[req.Op] == nil {
 			s.metrics[req.Op] = map[string][]float64{}
 		}
-		s.metrics[req.Op][name] = append(s.metrics[req.Op][name], v)
+		s.metrics[req.Op][m.Name] = append(s.metrics[req.Op][m.Name], m.Value)
 	}
 	for _, t := range rep.Tags {
 		if s.tags[req.Op] == nil {

@@ -143,8 +143,26 @@ func (m *Mem) Apply(writes []Write, sync bool) error {
 	if !sync {
 		undo = make([]memUndo, 0, len(writes))
 	}
+	// Consecutive writes to one key (a put and the DeleteBelow after it)
+	// look the key up and store it once: vs holds key cur's versions
+	// between its writes, present says whether they are in data now (as
+	// a lookup would), curExisted whether they were before its first write.
+	var (
+		cur                 string
+		vs                  []memVersion
+		open                bool
+		present, curExisted bool
+	)
 	for _, w := range writes {
-		old, existed := m.data[w.Key]
+		if !open || w.Key != cur {
+			if open {
+				m.set(cur, vs, curExisted)
+			}
+			cur, open = w.Key, true
+			vs, present = m.data[w.Key]
+			curExisted = present
+		}
+		old, existed := vs, present
 		if !sync {
 			// Each write saves the key's previous state; rolling a batch
 			// back in reverse order therefore restores the state before
@@ -155,7 +173,6 @@ func (m *Mem) Apply(writes []Write, sync bool) error {
 			}
 			undo = append(undo, u)
 		}
-		vs := old
 		switch w.Kind {
 		case Put:
 			nv := memVersion{v: w.Version, value: append([]byte{}, w.Value...)}
@@ -183,7 +200,10 @@ func (m *Mem) Apply(writes []Write, sync bool) error {
 		case Delete:
 			vs = nil
 		}
-		m.set(w.Key, vs, existed)
+		present = len(vs) > 0
+	}
+	if open {
+		m.set(cur, vs, curExisted)
 	}
 	if sync {
 		// Everything before this batch, and the batch itself, is durable.

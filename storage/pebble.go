@@ -45,6 +45,14 @@ func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
 	po := &pebble.Options{
 		FS:                 opts.FS,
 		FormatMajorVersion: pebble.FormatNewest,
+		// Every replicated write carries a DeleteBelow (the key's older
+		// versions). As range deletions, thousands of them in each flushed
+		// table had Pebble's table statistics estimate, for each, the
+		// bytes it would reclaim in every level beneath: 5-8% of a live
+		// node's CPU (docs/performance.md, fourth round). They are point
+		// deletions now (deleteVersions), but the statistics only steer
+		// which compaction runs first: they stay off.
+		DisableTableStats: true,
 	}
 	if opts.Logger != nil {
 		po.Logger = opts.Logger
@@ -212,7 +220,7 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 		}
 		return p.db.LogData(nil, pebble.Sync)
 	}
-	b := p.db.NewBatch()
+	b := p.newBatch(writes)
 	defer b.Close()
 	var buf []byte
 	for _, w := range writes {
@@ -229,7 +237,7 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 			// to the end of the key's range.
 			n := len(buf)
 			buf = appendVersion(buf, w.Version-1)
-			err = b.DeleteRange(buf, keyPrefixEnd(buf[:n]), nil)
+			err = deleteVersions(b, buf, keyPrefixEnd(buf[:n]))
 		case Delete:
 			err = b.DeleteRange(buf, keyPrefixEnd(buf), nil)
 		default:
@@ -244,6 +252,46 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 		opts = pebble.Sync
 	}
 	return b.Commit(opts)
+}
+
+// newBatch returns the batch Apply fills with writes: an indexed one when
+// a DeleteBelow must find the versions it deletes, among them those the
+// same batch puts (deleteVersions).
+func (p *Pebble) newBatch(writes []Write) *pebble.Batch {
+	for _, w := range writes {
+		if w.Kind == DeleteBelow && w.Version != 0 {
+			return p.db.NewIndexedBatch()
+		}
+	}
+	return p.db.NewBatch()
+}
+
+// deleteVersions deletes, one point tombstone each, the entries of b's
+// view (the store and the batch's earlier writes) in [lower, upper): a
+// DeleteBelow's older versions of one key. A range deletion would need no
+// read, but every replicated write carries a DeleteBelow, and thousands of
+// range tombstones in the memtable and in each flushed table cost every
+// later write, read and compaction more than the seek this costs: a key
+// has one or two stored versions, each deleted once (docs/performance.md,
+// "Point deletions").
+func deleteVersions(b *pebble.Batch, lower, upper []byte) error {
+	it, err := b.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	var victims [][]byte
+	for ok := it.First(); ok; ok = it.Next() {
+		victims = append(victims, bytes.Clone(it.Key()))
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	for _, k := range victims {
+		if err := b.Delete(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close implements Engine. It waits for operations in progress, then closes

@@ -229,3 +229,31 @@ func BenchmarkPebbleGet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPebbleGetAfterReplicatedWrites reads keys that 100,000
+// replicated writes (each a Put and a DeleteBelow of the key's older
+// versions, as a server commits them) have left behind: what every
+// deletion's tombstones cost later reads.
+func BenchmarkPebbleGetAfterReplicatedWrites(b *testing.B) {
+	p := openPebble(b, "db", vfs.NewMem())
+	defer p.Close()
+	const keys = 1024
+	value := make([]byte, 100)
+	ws := make([]storage.Write, 2)
+	for i := range 100000 {
+		k := fmt.Sprintf("key/%04d", i%keys)
+		v := storage.Version(i + 1)
+		ws[0] = storage.Write{Kind: storage.Put, Key: k, Version: v, Value: value}
+		ws[1] = storage.Write{Kind: storage.DeleteBelow, Key: k, Version: v}
+		if err := p.Apply(ws, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, found, err := p.Get(fmt.Sprintf("key/%04d", rng.IntN(keys))); err != nil || !found {
+			b.Fatal(found, err)
+		}
+	}
+}

@@ -39,7 +39,7 @@ var kindTable = []kindMessage{
 	{22, &fullreppb.ReplicateAck{}},
 	{23, &fullreppb.DepCheck{}},
 	{24, &fullreppb.DepOK{}},
-	// causeway.karma.v1 (karmapb): kinds 32–54.
+	// causeway.karma.v1 (karmapb): kinds 32–55.
 	{32, &karmapb.Dep{}},
 	{33, &karmapb.ClientGet{}},
 	{34, &karmapb.ClientPut{}},
@@ -63,6 +63,7 @@ var kindTable = []kindMessage{
 	{52, &karmapb.ClientAdopt{}},
 	{53, &karmapb.ProbeReq{}},
 	{54, &karmapb.ProbeResp{}},
+	{55, &karmapb.ResendReq{}},
 	// causeway.k2.v1 (k2pb): kinds 64–95.
 	{64, &k2pb.Dep{}},
 	{65, &k2pb.KV{}},

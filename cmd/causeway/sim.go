@@ -138,7 +138,7 @@ func simCmd() *cobra.Command {
 	f := defaultSimFlags()
 	var out, historyPath string
 	var output *string
-	var jsonOut, perDC bool
+	var jsonOut, perDC, byKind bool
 	var sh shrinkFlags
 	var pf progressFlags
 	cmd := &cobra.Command{
@@ -197,6 +197,7 @@ Examples:
 			defer stop()
 			spec.Context = ctx
 			spec.Progress = pf.reporter(cmd.ErrOrStderr(), spec.Protocol.Name())
+			spec.WANByKind = byKind
 			res, err := bench.RunSim(spec)
 			if err != nil {
 				return &exitError{2, err}
@@ -226,6 +227,12 @@ Examples:
 						return err
 					}
 				}
+				if byKind {
+					fmt.Fprintln(w)
+					if err := bench.WriteKindTable(w, res); err != nil {
+						return err
+					}
+				}
 				printVerdicts(w, []*bench.Result{res})
 			}
 			if sh.enabled && !res.Interrupted {
@@ -247,6 +254,7 @@ Examples:
 	fl.IntVar(&f.replicationFactor, "replication-factor", 0, "DCs storing each key's value (K2's f; k2, paris, rad), replacing the topology's placement.replication_factor (0: the topology's)")
 	fl.StringVar(&out, "out", "", "write the result JSON to this file")
 	fl.BoolVar(&perDC, "per-dc", false, "also print one line per datacenter (its sessions' operations, its writes' visibility); the JSON always has them under per_dc")
+	fl.BoolVar(&byKind, "wan-by-kind", false, "also count the messages delivered between DCs by kind and print their bytes per message, per put and per operation (in the JSON under wan_by_kind)")
 	fl.StringVar(&historyPath, "history", "", "write the history (JSON Lines) to this file; check it with 'causeway check'")
 	fl.BoolVar(&jsonOut, "json", false, "print the result JSON instead of the table (the same as -w json)")
 	output = addOutputFlag(cmd)

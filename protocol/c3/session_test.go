@@ -56,14 +56,14 @@ func TestSessionMigratesAndReportsItsDC(t *testing.T) {
 	}
 	r := c.Step(40*time.Millisecond, protocol.Message{From: m.To, Body: &cpb.ClientReply{ReqId: read.ReqId, Value: []byte("x2"), Version: 20}})
 	rep := r.After.Replies[0]
-	if rep.DC != "b" || rep.Metrics[MetricMigrate] != 30 || string(rep.Value) != "x2" {
+	if rep.DC != "b" || rep.Metrics.Value(MetricMigrate) != 30 || string(rep.Value) != "x2" {
 		t.Fatalf("reply %+v, want DC b, migrate_ms 30, x2", rep)
 	}
 	// A read of x answered by an older quorum: the cache answers.
 	m = only(c.Submit(50*time.Millisecond, protocol.Request{Op: protocol.OpGet, Key: "x"}))
 	read = m.Body.(*cpb.ClientRead)
 	r = c.Step(60*time.Millisecond, protocol.Message{From: m.To, Body: &cpb.ClientReply{ReqId: read.ReqId, Value: []byte("x1"), Version: 10}})
-	if rep := r.After.Replies[0]; string(rep.Value) != "x2" || rep.Metrics[MetricMigrate] != 0 {
+	if rep := r.After.Replies[0]; string(rep.Value) != "x2" || rep.Metrics.Value(MetricMigrate) != 0 {
 		t.Fatalf("reply %+v, want the cached x2 and no migration", rep)
 	}
 	// y is replicated at home: the session migrates back, purging its cache.

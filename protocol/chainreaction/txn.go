@@ -102,7 +102,7 @@ func (s *session) onHeadRead(b *pb.HeadReadReply, r *protocol.Ready) {
 		reads[i] = protocol.KV{Key: k, Value: x.Value}
 		wan = max(wan, s.wanRounds(k))
 	}
-	rep := protocol.Reply{Op: protocol.OpReadTxn, Reads: reads, Metrics: map[string]float64{"txn_aborts": float64(t.aborts)}}
+	rep := protocol.Reply{Op: protocol.OpReadTxn, Reads: reads, Metrics: protocol.Metrics{{Name: "txn_aborts", Value: float64(t.aborts)}}}
 	rep.SetWANRounds(wan)
 	r.Reply(rep)
 }

@@ -10,8 +10,17 @@ import (
 
 type dependency[K comparable, D any] struct {
 	dep     D
-	waiting []K // write names
+	waiting []*waiter[K, D] // in the order they started waiting
 	retry   protocol.Retry
+}
+
+// waiter is a waiting write and the dependencies it still misses, by
+// pointer: Satisfied walks every waiter of a dependency, and pointer keys
+// spare that loop hashing and comparing the names (long strings in
+// karma's MMs, where a backlog makes the lists long).
+type waiter[K comparable, D any] struct {
+	name    K
+	missing map[*dependency[K, D]]struct{}
 }
 
 // Keyed is the set of waiting writes and the dependencies they wait for,
@@ -19,8 +28,8 @@ type dependency[K comparable, D any] struct {
 // hot path building and hashing "key@version" strings). The zero value is
 // not usable; call NewKeyed.
 type Keyed[K comparable, D any] struct {
-	deps    map[K]*dependency[K, D]
-	missing map[K]map[K]bool // write -> dependencies still missing
+	deps   map[K]*dependency[K, D]
+	writes map[K]*waiter[K, D] // writes still missing a dependency
 	// name spells a dependency's name; Resend goes in the order of names.
 	name func(K) string
 }
@@ -36,34 +45,34 @@ func New[D any]() *Table[D] {
 // NewKeyed returns an empty Keyed whose Resend goes in the order of the
 // dependencies' names as spelled by name.
 func NewKeyed[K comparable, D any](name func(K) string) *Keyed[K, D] {
-	return &Keyed[K, D]{deps: map[K]*dependency[K, D]{}, missing: map[K]map[K]bool{}, name: name}
+	return &Keyed[K, D]{deps: map[K]*dependency[K, D]{}, writes: map[K]*waiter[K, D]{}, name: name}
 }
 
 // Wait records that write needs dependency depName (dep) and reports
 // whether nobody was waiting for it yet: the caller then sends the first
 // check (sent at now).
 func (t *Keyed[K, D]) Wait(write, depName K, dep D, now time.Duration) (first bool) {
-	m := t.missing[write]
-	if m == nil {
-		m = map[K]bool{}
-		t.missing[write] = m
-	}
-	if m[depName] {
-		return false
-	}
-	m[depName] = true
 	d := t.deps[depName]
 	if d == nil {
 		d = &dependency[K, D]{dep: dep, retry: protocol.SentAt(now)}
 		t.deps[depName] = d
 		first = true
 	}
-	d.waiting = append(d.waiting, write)
+	w := t.writes[write]
+	if w == nil {
+		w = &waiter[K, D]{name: write, missing: map[*dependency[K, D]]struct{}{}}
+		t.writes[write] = w
+	}
+	if _, ok := w.missing[d]; ok {
+		return false
+	}
+	w.missing[d] = struct{}{}
+	d.waiting = append(d.waiting, w)
 	return first
 }
 
 // Waiting reports whether write is waiting for a dependency.
-func (t *Keyed[K, D]) Waiting(write K) bool { return t.missing[write] != nil }
+func (t *Keyed[K, D]) Waiting(write K) bool { return t.writes[write] != nil }
 
 // Satisfied records that dependency depName is met and returns, in the
 // order they started waiting, the writes that now miss nothing.
@@ -74,14 +83,10 @@ func (t *Keyed[K, D]) Satisfied(depName K) (ready []K) {
 	}
 	delete(t.deps, depName)
 	for _, w := range d.waiting {
-		m := t.missing[w]
-		if m == nil || !m[depName] {
-			continue
-		}
-		delete(m, depName)
-		if len(m) == 0 {
-			delete(t.missing, w)
-			ready = append(ready, w)
+		delete(w.missing, d)
+		if len(w.missing) == 0 {
+			delete(t.writes, w.name)
+			ready = append(ready, w.name)
 		}
 	}
 	return ready
@@ -94,15 +99,17 @@ func (t *Keyed[K, D]) Resend(now, first, limit time.Duration, check func(dep D))
 		name string
 		d    *dependency[K, D]
 	}
-	all := make([]named, 0, len(t.deps))
+	// Only the due ones are named and sorted: Due is asked of each
+	// dependency once, as before, and the checks go in the same order.
+	var due []named
 	for k, d := range t.deps {
-		all = append(all, named{t.name(k), d})
-	}
-	slices.SortFunc(all, func(a, b named) int { return strings.Compare(a.name, b.name) })
-	for _, n := range all {
-		if n.d.retry.Due(now, first, limit) {
-			check(n.d.dep)
+		if d.retry.Due(now, first, limit) {
+			due = append(due, named{t.name(k), d})
 		}
+	}
+	slices.SortFunc(due, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	for _, n := range due {
+		check(n.d.dep)
 	}
 }
 

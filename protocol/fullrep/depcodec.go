@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -68,9 +67,21 @@ func appendDeps(b []byte, key string, version uint64, deps []*pb.Dep) []byte {
 }
 
 // decodeDeps unpacks the dependencies of a write of key at version.
+//
+// It allocates a fixed number of times, not per dependency (the seven
+// receivers of every replicated write decode it): the keys are spelled
+// one after another in one buffer, turned into one string that each
+// dependency's key is a part of, and the Deps are one array.
 func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
-	var deps []*pb.Dep
-	prev := key
+	type decoded struct {
+		end     int // the key is keys[start:end], start the previous end
+		version uint64
+	}
+	var small [16]decoded
+	ds := small[:0]
+	keys := make([]byte, 0, len(key)+2*len(b))
+	keys = append(keys, key...)
+	prevStart, prevEnd := 0, len(key) // the previous key, in keys
 	bad := false
 	next := func() uint64 {
 		v, n := protowire.ConsumeVarint(b)
@@ -84,17 +95,18 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 	for len(b) > 0 {
 		head := next()
 		shared, mode := head>>2, head&3
-		if bad || shared > uint64(len(prev)) {
-			return nil, fmt.Errorf("%w: a key shares %d bytes with the %d-byte key before it", errDeps, shared, len(prev))
+		if bad || shared > uint64(prevEnd-prevStart) {
+			return nil, fmt.Errorf("%w: a key shares %d bytes with the %d-byte key before it", errDeps, shared, prevEnd-prevStart)
 		}
-		var suffix string
+		start := len(keys)
+		keys = append(keys, keys[prevStart:prevStart+int(shared)]...)
 		switch mode {
 		case 0:
-			s, n := protowire.ConsumeString(b)
+			s, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return nil, fmt.Errorf("%w: truncated key", errDeps)
 			}
-			b, suffix = b[n:], s
+			b, keys = b[n:], append(keys, s...)
 		case 1, 2:
 			zeros := uint64(0)
 			if mode == 2 {
@@ -106,7 +118,10 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 			if bad {
 				return nil, fmt.Errorf("%w: truncated key", errDeps)
 			}
-			suffix = strings.Repeat("0", int(zeros)) + strconv.FormatUint(v, 10)
+			for ; zeros > 0; zeros-- {
+				keys = append(keys, '0')
+			}
+			keys = strconv.AppendUint(keys, v, 10)
 		default:
 			return nil, fmt.Errorf("%w: key mode %d", errDeps, mode)
 		}
@@ -118,9 +133,20 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 		if counter <= 0 || counter >= 1<<(64-serverBits) {
 			return nil, fmt.Errorf("%w: impossible version", errDeps)
 		}
-		k := prev[:shared] + suffix
-		deps = append(deps, &pb.Dep{Key: k, Version: uint64(counter)<<serverBits | origin})
-		prev = k
+		ds = append(ds, decoded{end: len(keys), version: uint64(counter)<<serverBits | origin})
+		prevStart, prevEnd = start, len(keys)
+	}
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	all := string(keys)
+	slab := make([]pb.Dep, len(ds))
+	deps := make([]*pb.Dep, len(ds))
+	start := len(key)
+	for i, d := range ds {
+		slab[i].Key, slab[i].Version = all[start:d.end], d.version
+		deps[i] = &slab[i]
+		start = d.end
 	}
 	return deps, nil
 }

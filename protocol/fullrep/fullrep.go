@@ -124,7 +124,7 @@ type entry struct {
 // outgoing is a write still being replicated to other DCs.
 type outgoing struct {
 	msg     *pb.Replicate
-	unacked map[protocol.NodeID]bool
+	unacked []protocol.NodeID // the other DCs' replicas yet to acknowledge it, sorted
 	retry   protocol.Retry
 }
 
@@ -144,6 +144,9 @@ type incoming struct {
 }
 
 type server struct {
+	// ReadyPool reuses the slices of the Readies a runtime hands back
+	// (protocol.Recycler).
+	protocol.ReadyPool
 	mode  Mode
 	id    protocol.NodeID
 	dc    string
@@ -281,14 +284,16 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 	return s
 }
 
-// otherReplicas lists key's shard in every other DC.
-func (s *server) otherReplicas(key string) map[protocol.NodeID]bool {
-	out := map[protocol.NodeID]bool{}
+// otherReplicas lists key's shard in every other DC, sorted (a slice,
+// not a set: one per DC, each a different node).
+func (s *server) otherReplicas(key string) []protocol.NodeID {
+	out := make([]protocol.NodeID, 0, len(s.topo.Datacenters))
 	for i, d := range s.topo.Datacenters {
 		if d.Name != s.dc {
-			out[s.all[i].owner(key)] = true
+			out = append(out, s.all[i].owner(key))
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -299,11 +304,9 @@ func (s *server) Replicas(fn func(key string, value []byte)) {
 	}
 }
 
-func sortedIDs(m map[protocol.NodeID]bool) []protocol.NodeID { return slices.Sorted(maps.Keys(m)) }
-
 // Start implements protocol.Node: resume replication recovered from storage.
 func (s *server) Start(now time.Duration) protocol.Ready {
-	var r protocol.Ready
+	r := s.Take()
 	s.resend(now, &r)
 	s.armTimer(&r)
 	return r
@@ -318,7 +321,7 @@ func (s *server) armTimer(r *protocol.Ready) {
 
 // Tick implements protocol.Node: resend what has not been acknowledged.
 func (s *server) Tick(now time.Duration, _ uint64) protocol.Ready {
-	var r protocol.Ready
+	r := s.Take()
 	s.ticking = false
 	s.resend(now, &r)
 	s.armTimer(&r)
@@ -331,7 +334,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		if !due(&o.retry, now) {
 			continue
 		}
-		for _, to := range sortedIDs(o.unacked) {
+		for _, to := range o.unacked {
 			r.Send(s.id, to, o.msg)
 		}
 	}
@@ -352,7 +355,7 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 
 // Step implements protocol.Node.
 func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
-	var r protocol.Ready
+	r := s.Take()
 	switch b := m.Body.(type) {
 	case *pb.GetRequest:
 		e, ok := s.store[b.Key]
@@ -369,7 +372,9 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 	case *pb.ReplicateAck:
 		k := versionID{b.Key, b.Version}
 		if o := s.out[k]; o != nil {
-			delete(o.unacked, m.From)
+			if i := slices.Index(o.unacked, m.From); i >= 0 {
+				o.unacked = slices.Delete(o.unacked, i, i+1)
+			}
 			if len(o.unacked) == 0 {
 				delete(s.out, k)
 				r.Write(storage.Write{Kind: storage.Delete, Key: "r/" + k.String()}, false)
@@ -417,7 +422,7 @@ func (s *server) put(now time.Duration, from protocol.NodeID, b *pb.PutRequest, 
 			panic(err) // a generated message always marshals
 		}
 		r.Write(storage.Write{Kind: storage.Put, Key: "r/" + k.String(), Value: data}, true)
-		for _, to := range sortedIDs(others) {
+		for _, to := range others {
 			r.Send(s.id, to, msg)
 		}
 	}

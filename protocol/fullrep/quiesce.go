@@ -34,7 +34,7 @@ func (s *server) CheckQuiescent() error {
 		list = append(list, fmt.Sprintf(format, args...))
 	}
 	for _, k := range sortedVersions(s.out) {
-		addf("write %s awaits replication to %v", k, sortedIDs(s.out[k].unacked))
+		addf("write %s awaits replication to %v", k, s.out[k].unacked)
 	}
 	for _, k := range sortedVersions(s.in) {
 		addf("replicated write %s waits for its dependencies", k)

@@ -14,11 +14,12 @@ import (
 // COPS's nearest dependencies: after a put, just that put; after a get, the
 // version read is added.
 type session struct {
-	mode    Mode
-	id      protocol.NodeID
-	topo    *topology.Topology
-	timeout time.Duration
-	local   shards // the servers of the session's DC
+	protocol.ReadyPool // reuses the Readies a runtime hands back (protocol.Recycler)
+	mode               Mode
+	id                 protocol.NodeID
+	topo               *topology.Topology
+	timeout            time.Duration
+	local              shards // the servers of the session's DC
 
 	nextReq uint64
 	pending *protocol.Request // the outstanding operation, nil if none
@@ -36,7 +37,7 @@ type session struct {
 // Start implements protocol.Node: a resumed session starts checking its
 // dependencies.
 func (c *session) Start(now time.Duration) protocol.Ready {
-	var r protocol.Ready
+	r := c.Take()
 	if c.resume != nil {
 		c.startResume(now, &r)
 	}
@@ -45,7 +46,7 @@ func (c *session) Start(now time.Duration) protocol.Ready {
 
 // Submit implements protocol.Session.
 func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
-	var r protocol.Ready
+	r := c.Take()
 	if req.Op != protocol.OpGet && req.Op != protocol.OpPut {
 		r.Reply(protocol.Reply{Op: req.Op, Err: protocol.ErrUnsupported})
 		return r
@@ -96,7 +97,7 @@ func (c *session) sortedDeps() []dep {
 
 // Step implements protocol.Node: replies from the local servers.
 func (c *session) Step(_ time.Duration, m protocol.Message) protocol.Ready {
-	var r protocol.Ready
+	r := c.Take()
 	switch b := m.Body.(type) {
 	case *pb.GetReply:
 		if c.pending == nil || b.ReqId != c.reqID {
@@ -166,7 +167,7 @@ func (c *session) observe(key string, version uint64, put bool) {
 // Tick implements protocol.Node: the operation timeout, and the resends
 // of a resumed session's dependency checks.
 func (c *session) Tick(now time.Duration, token uint64) protocol.Ready {
-	var r protocol.Ready
+	r := c.Take()
 	if token == tickToken {
 		c.resumeTick(now, &r)
 		return r

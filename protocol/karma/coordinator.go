@@ -29,10 +29,16 @@ type wbEntry struct {
 	// nothing about the round trip: Karn's rule).
 	sentAt []time.Duration
 	resent []bool
+	// lastSent is when each ring was last sent the write.
+	lastSent []time.Duration
 	// recovered: the entry was reloaded after a crash, so which rings it
 	// reached, and what the thread had read, are unknown: a get never
 	// answers from it without asking a ring too.
 	recovered bool
+	// readRing is the ring the thread was bound to when it put the write
+	// (-1: none, or unknown after a crash): its put-after dependencies are
+	// installed there, so that ring's copy says so (toRing).
+	readRing int
 }
 
 func (e *wbEntry) allAcked() bool {
@@ -84,6 +90,40 @@ type threadState struct {
 	// read returns that version or a newer one: a reply sent by a ring
 	// before the write arrived there may overtake its acknowledgement.
 	completed map[string]*pb.RingPut
+	// inWB counts, by depKey, the thread's writes in wb, and covering
+	// the writes in wb that carry each put-after dependency: kept as
+	// writes enter and leave the buffer (buffer, complete), so that
+	// buffered and uncovered need not walk the buffer and every
+	// dependency of its writes at each tick.
+	inWB, covering map[string]int
+}
+
+// buffer appends e to the thread's write buffer.
+func (t *threadState) buffer(e *wbEntry) {
+	t.wb = append(t.wb, e)
+	t.inWB[depKey(e.put.Key, e.put.Version)]++
+	for _, d := range e.put.Deps {
+		t.covering[depKey(d.Key, d.Version)]++
+	}
+}
+
+// unbuffer removes the oldest write from the thread's write buffer.
+func (t *threadState) unbuffer() {
+	e := t.wb[0]
+	t.wb[0] = nil
+	t.wb = t.wb[1:]
+	decr(t.inWB, depKey(e.put.Key, e.put.Version))
+	for _, d := range e.put.Deps {
+		decr(t.covering, depKey(d.Key, d.Version))
+	}
+}
+
+func decr(m map[string]int, k string) {
+	if m[k] <= 1 {
+		delete(m, k)
+		return
+	}
+	m[k]--
 }
 
 // coordinator is a client coordinator (CC, karma.txt §4.1): it holds the
@@ -156,7 +196,7 @@ func (c *coordinator) recover(st storage.Reader) {
 		t := c.thread(r.Key[2:i])
 		e := c.newEntry(t.name, &put)
 		e.recovered = true
-		t.wb = append(t.wb, e)
+		t.buffer(e)
 		c.nextID = max(c.nextID, put.Id+1)
 		c.vc.observe(put.Version >> ccBits)
 		return nil
@@ -193,7 +233,8 @@ func firstID(inc uint64) uint64 { return inc<<idIncarnationShift | 1 }
 func (c *coordinator) thread(name string) *threadState {
 	t := c.threads[name]
 	if t == nil {
-		t = &threadState{name: name, drrRing: -1, drr: map[string]*pb.Dep{}, completed: map[string]*pb.RingPut{}}
+		t = &threadState{name: name, drrRing: -1, drr: map[string]*pb.Dep{}, completed: map[string]*pb.RingPut{},
+			inWB: map[string]int{}, covering: map[string]int{}}
 		c.threads[name] = t
 	}
 	return t
@@ -202,7 +243,7 @@ func (c *coordinator) thread(name string) *threadState {
 func (c *coordinator) newEntry(thread string, put *pb.RingPut) *wbEntry {
 	n := len(c.topo.Rings())
 	e := &wbEntry{put: put, session: thread, acked: make([]bool, n), sent: make([]bool, n), retry: make([]protocol.Retry, n),
-		sentAt: make([]time.Duration, n), resent: make([]bool, n)}
+		sentAt: make([]time.Duration, n), resent: make([]bool, n), lastSent: make([]time.Duration, n), readRing: -1}
 	c.entries[put.Id] = e
 	return e
 }
@@ -301,6 +342,8 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 	case *pb.CacheGetReply:
 		c.lc.observe(b.Clock)
 		c.cacheReply(now, b, &r)
+	case *pb.ResendReq:
+		c.resend(now, b, &r)
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
@@ -314,29 +357,48 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientPut, r *protocol.Ready) {
 	t := c.thread(b.Session)
 	t.get, t.txn = nil, nil
+	// Program order (the write must follow every earlier write of the
+	// thread still buffered, in every ring) is added to each copy sent
+	// (toRing), not kept here: a backlog of n writes would hold n²
+	// dependencies (doc.go, "Pipelined propagation").
 	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
-	if n := len(t.wb); n > 0 {
-		// Program order: the write must follow the thread's previous one
-		// in every ring (see propagate).
-		prev := t.wb[n-1].put
-		put.Deps = append(put.Deps, &pb.Dep{Key: prev.Key, Version: prev.Version, ProgramOrder: true})
-	}
 	c.nextID++
 	e := c.newEntry(t.name, put)
-	t.wb = append(t.wb, e)
+	if len(put.Deps) > 0 {
+		e.readRing = t.drrRing
+	}
+	t.buffer(e)
 	r.Write(storage.Write{Kind: storage.Put, Key: wbKey(t.name, put.Id), Value: marshal(put)}, true)
 	r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Restricted: c.restricted(t)})
 	c.propagate(now, t, r)
 }
 
 // deps are the put-after dependencies of the thread's next write: its
-// restrictions, but for its own buffered writes (buffered).
+// restrictions, but for its own buffered writes (inWB). Reading one back
+// from a ring restricts the thread like any in-flight read, but it is no
+// put-after dependency of the thread's later writes: program order
+// already puts them after it in every ring (§4.1.2: "no put-after is
+// needed if the puts are completed in thread program order"), and its
+// completion lifts the restriction (complete). As a put-after dependency
+// it would hold every later write until it is written in every ring, one
+// write per ring round trip again.
+//
+// A restriction an earlier buffered write already carries is kept too,
+// although program order implies it: dropped, it let the write become
+// ready before it, so reads of the write's key were held behind it
+// (pending, waiting for its predecessors) instead of answered
+// (doc.go, "Issue 12", (5)).
 func (t *threadState) deps() []*pb.Dep {
-	out := make([]*pb.Dep, 0, len(t.drr))
-	for _, d := range t.restrictions() {
-		if !t.buffered(d) {
-			out = append(out, d)
+	var keys []string // few: sorted after filtering, in restrictions' order
+	for dk := range t.drr {
+		if t.inWB[dk] == 0 {
+			keys = append(keys, dk)
 		}
+	}
+	slices.Sort(keys)
+	out := make([]*pb.Dep, 0, len(keys))
+	for _, dk := range keys {
+		out = append(out, t.drr[dk])
 	}
 	return out
 }
@@ -349,17 +411,6 @@ func (t *threadState) restrictions() []*pb.Dep {
 		out = append(out, t.drr[k])
 	}
 	return out
-}
-
-// buffered reports whether d is one of the thread's own writes still in
-// its write buffer.
-func (t *threadState) buffered(d *pb.Dep) bool {
-	for _, e := range t.wb {
-		if e.put.Key == d.Key && e.put.Version == d.Version {
-			return true
-		}
-	}
-	return false
 }
 
 // restricted reports whether the thread's accesses are under a DRR (for
@@ -376,29 +427,51 @@ func (c *coordinator) binding(t *threadState) int {
 
 // propagate sends every buffered write of the thread to every ring that
 // has not acknowledged it, retransmitting with backoff. Program order
-// holds because each write names the thread's previous buffered write as a
-// put-after dependency, so all of a thread's writes are in flight at once
-// rather than one per ring round trip (see doc.go, deviations).
+// holds because each write names the thread's earlier buffered writes as
+// program-order dependencies, so all of a thread's writes are in flight at
+// once rather than one per ring round trip (doc.go, "Pipelined
+// propagation").
 func (c *coordinator) propagate(now time.Duration, t *threadState, r *protocol.Ready) {
 	entries := t.wb
 	if t.notify != nil {
 		entries = append(entries[:len(entries):len(entries)], t.notify)
 	}
+	unacked := make([]int, len(c.topo.Rings())) // earlier writes each ring has not acknowledged
 	for _, e := range entries {
 		for ring := range c.topo.Rings() {
 			switch {
 			case e.acked[ring]:
+				continue
+			case !e.sent[ring] && !e.put.Notify && unacked[ring] >= pipelineWindow:
+				// The window is full: the write waits for an earlier
+				// one's acknowledgement from this ring.
 			case !e.sent[ring]:
-				e.sent[ring], e.retry[ring], e.sentAt[ring] = true, protocol.SentAt(now), now
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				e.sent[ring], e.retry[ring], e.sentAt[ring], e.lastSent[ring] = true, protocol.SentAt(now), now, now
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			case e.retry[ring].Due(now, c.ackRTT[ring].timeout(), c.ackRTT[ring].backoffLimit()):
-				e.resent[ring] = true
+				e.resent[ring], e.lastSent[ring] = true, now
 				c.ackRTT[ring].backOff(now)
-				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.withClock(e.put))
+				r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(t, ring, e))
 			}
+			unacked[ring]++
 		}
 	}
 }
+
+// pipelineWindow is how many of a thread's writes a ring may have
+// unacknowledged: a later write is sent to the ring once an earlier one is
+// acknowledged there. Each copy of a write names as program-order
+// dependencies every earlier write the ring has not acknowledged, and its
+// MM waits for each, so an unbounded backlog (a ring that falls behind a
+// fast writer) cost each write, and each MM, work in proportion to the
+// backlog: quadratic in all, and the contention run grew to gigabytes
+// without converging. The window must hold what a fast writer has in
+// flight to its farthest ring: on karma-aws8 (ycsb-95-5, 4 clients per
+// DC, seed 2) sao-paulo's threads, all local, write a put every ~25 ms
+// and rings answer in up to ~1 s, so 32 and 64 held writes back
+// (visibility p50 995 / 324 ms, p99 3.4 / 1.8 s) where 128 matches no
+// window at all (301 / 453 ms).
+const pipelineWindow = 128
 
 // ringAck records that a ring has a write. A write every ring has, and
 // whose predecessors in the thread are complete, is complete: the MMs are
@@ -430,6 +503,7 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 	for len(t.wb) > 0 && t.wb[0].allAcked() {
 		c.complete(t, t.wb[0], r)
 	}
+	c.propagate(now, t, r) // the ring's window has room for a later write
 }
 
 // complete retires the oldest write of the thread's buffer, which every
@@ -439,7 +513,7 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 	for ring := range c.topo.Rings() {
 		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now})
 	}
-	t.wb = t.wb[1:]
+	t.unbuffer()
 	if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {
 		t.completed[e.put.Key] = e.put
 	}
@@ -490,14 +564,8 @@ func (c *coordinator) notifies(t *threadState) bool { return !c.p.mode.OwnRing |
 // uncovered reports whether the thread holds a restriction that no write
 // in its write buffer carries as a dependency (and so would lift).
 func (t *threadState) uncovered() bool {
-	covered := map[string]bool{}
-	for _, e := range t.wb {
-		for _, d := range e.put.Deps {
-			covered[depKey(d.Key, d.Version)] = true
-		}
-	}
-	for dk, d := range t.drr {
-		if !covered[dk] && !t.buffered(d) {
+	for dk := range t.drr {
+		if t.covering[dk] == 0 && t.inWB[dk] == 0 {
 			return true
 		}
 	}
@@ -695,10 +763,38 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 		WideArea: dc != c.dc, WanRounds: remote(dc != c.dc), Restricted: g.restricted, InFlight: b.Version > 0 && b.InFlight})
 }
 
-// withClock returns a copy of a buffered write carrying the CC's commit
-// clock now (the buffered message itself may be in a runtime's hands).
-func (c *coordinator) withClock(p *pb.RingPut) *pb.RingPut {
-	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: p.Deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+// toRing returns a copy of a buffered write for ring carrying the CC's
+// commit clock now (the buffered message itself may be in a runtime's
+// hands). Of its program-order dependencies it keeps those the ring has
+// not acknowledged yet: an acknowledged one is written there, and the
+// clock this copy carries is above its evt (doc.go, "Pipelined
+// propagation").
+func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
+	p := e.put
+	deps := p.Deps
+	if !p.Notify {
+		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
+		for _, d := range p.Deps {
+			switch {
+			case d.ProgramOrder: // a write buffered before they were computed here
+			case ring == e.readRing:
+				// Read here, so installed here: its MM need not ask
+				// (doc.go, "Pipelined propagation").
+				deps = append(deps, &pb.Dep{Key: d.Key, Version: d.Version, Installed: true})
+			default:
+				deps = append(deps, d)
+			}
+		}
+		for _, e := range t.wb {
+			if e.put.Version >= p.Version {
+				break
+			}
+			if !e.acked[ring] {
+				deps = append(deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
+			}
+		}
+	}
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
 }
 
 // found reports whether a read of version with value returned data: a

@@ -163,3 +163,81 @@ func TestOwnBufferedWriteIsNoPutAfterDependency(t *testing.T) {
 		t.Errorf("x1 complete, but the thread keeps its restrictions %v on ring %d", th.drr, th.drrRing)
 	}
 }
+
+// TestPipelineWindowBoundsABacklog drives one CC whose thread writes
+// 3×pipelineWindow times while no ring acknowledges: each ring is sent
+// the first pipelineWindow writes, the i-th naming its i earlier writes as
+// program-order dependencies (the CC buffers none of them: a backlog of n
+// writes would hold n² dependencies), and nothing more. One ring's
+// acknowledgement of the oldest write lets that ring, and only it, take
+// the next write, which names the pipelineWindow-1 writes still
+// unacknowledged there.
+func TestPipelineWindowBoundsABacklog(t *testing.T) {
+	topo, err := topology.Lookup("local3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Mode{Name: "karma"}, Options{})
+	c := newCoordinator(p, protocol.NodeConfig{ID: "a/cc0", Topology: topo})
+	const session = "a/alice"
+	rings := len(topo.Rings())
+	type sentPut struct {
+		ring int
+		put  *pb.RingPut
+	}
+	ringOf := func(m protocol.Message, key string) int {
+		for ring := range rings {
+			if replica(topo, ring, key) == m.To {
+				return ring
+			}
+		}
+		t.Fatalf("RingPut of %s to %s, no ring's replica", key, m.To)
+		return -1
+	}
+	collect := func(out []protocol.Message) (puts []sentPut) {
+		for _, m := range out {
+			if rp, ok := m.Body.(*pb.RingPut); ok {
+				puts = append(puts, sentPut{ringOf(m, rp.Key), rp})
+			}
+		}
+		return puts
+	}
+	poDeps := func(rp *pb.RingPut) int {
+		n := 0
+		for _, d := range rp.Deps {
+			if d.ProgramOrder {
+				n++
+			}
+		}
+		return n
+	}
+	var first *pb.RingPut
+	perRing := make([]int, rings)
+	for i := range 3 * pipelineWindow {
+		put := &pb.ClientPut{ReqId: uint64(i + 1), Session: session, Key: "k" + string(rune('a'+i%5)), Value: []byte("v")}
+		for _, s := range collect(c.Step(0, protocol.Message{From: session, To: c.id, Body: put}).After.Messages) {
+			if n := poDeps(s.put); n != perRing[s.ring] {
+				t.Fatalf("write %d to ring %d names %d earlier writes, want %d", i, s.ring, n, perRing[s.ring])
+			}
+			perRing[s.ring]++
+			if first == nil {
+				first = s.put
+			}
+		}
+		for _, e := range c.threads[session].wb {
+			if poDeps(e.put) != 0 {
+				t.Fatalf("buffered write %x holds program-order dependencies", e.put.Version)
+			}
+		}
+	}
+	for ring, n := range perRing {
+		if n != pipelineWindow {
+			t.Errorf("ring %d was sent %d writes, want the window's %d", ring, n, pipelineWindow)
+		}
+	}
+	out := collect(c.Step(time.Millisecond, protocol.Message{From: "a/s0", To: c.id,
+		Body: &pb.RingPutAck{Id: first.Id, Ring: 0, Key: first.Key, Version: first.Version}}).After.Messages)
+	if len(out) != 1 || out[0].ring != 0 || poDeps(out[0].put) != pipelineWindow-1 {
+		t.Fatalf("after ring 0 acknowledged the oldest write: sent %v, want one write to ring 0 naming %d earlier writes", out, pipelineWindow-1)
+	}
+}

@@ -37,15 +37,17 @@
 // The CC appends the put to the thread's persistent WB (synced) and
 // acknowledges. It carries as put-after dependencies only the
 // thread's in-flight reads (its DRR entries), less its own buffered
-// writes read back from a ring (see "Issue 12"). Every buffered write is sent
+// writes read back from a ring (see "Pipelined propagation"). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
-// order within a ring comes from a program-order dependency on the
-// thread's previous buffered write (see the deviations). The MM waits until
-// every read dependency is committed in its ring and the previous write is
-// stored there (DepCheck to the owning MM), stores the value
-// (last-writer-wins by Lamport version), invalidates every DC cache in the
-// key's cached-at set and waits for their acknowledgements (§4.3) and for
-// the previous write to be committed in the ring, and only then
+// order within a ring comes from program-order dependencies on the
+// thread's earlier buffered writes (see "Pipelined propagation"). The MM
+// waits until every read dependency is installed (readable) in its ring,
+// then (the write is ready) until every earlier buffered write of the
+// thread is ready there too (DepChecks to the owning MMs, in parallel),
+// stores the value (last-writer-wins by Lamport version), invalidates
+// every DC cache in the key's cached-at set and waits for their
+// acknowledgements (§4.3) and for the read dependencies and the earlier
+// writes to be committed (written) in the ring, and only then
 // acknowledges the CC. When every ring has acknowledged it and the
 // thread's earlier writes are complete (acknowledgements may arrive out of
 // order), the write is complete: the CC sends STABLE to the key's MM in
@@ -57,7 +59,15 @@
 // a ring until that ring acknowledges it, first after a timeout that follows
 // the ring's measured acknowledgement time as TCP's does (rttEstimate), so
 // that an overloaded ring is not buried under retransmissions of writes it
-// has queued.
+// has queued. A write a crashed MM lost before it was ready there would
+// then reach the ring again only at that backed-off retransmission, while
+// the thread's later writes wait for it in the ring's other MMs and reads
+// of their keys are held there; so an MM whose DepCheck has gone
+// unanswered for 250 ms asks again, marked lost, then after doubling waits
+// up to 4 s (every 250 ms only while a read is held behind the waiting
+// write), and the dependency's MM, if it never saw that version, asks the
+// CC that minted it to send it at once (resend.go, ResendReq;
+// testdata/held_read_behind_lost_write, lost_asks_back_off).
 //
 // Versions are Lamport timestamps minted by the CC (counter, CC index),
 // above every version its threads have read; the counter is leased in
@@ -104,10 +114,10 @@
 // causal past are written there — becomes the thread's ring. §4.4 argues
 // that restrictions lift even when a back end of the ring fails, because
 // whatever was read there was written there first; here a write is
-// readable once its thread's previous write is only stored (see the
-// deviations), so without the move a back end failing between the two
-// kept the thread's readers bound to the failed ring
-// (testdata/rebind_after_back_crash).
+// readable once its dependencies are installed in the ring, not written
+// (see "Pipelined propagation"), so without the move a back end failing
+// between the two kept the thread's readers bound to the failed ring
+// (testdata/rebind_after_back_crash, restricted_reader_after_back_crash).
 //
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
@@ -169,139 +179,243 @@
 // incarnation. MMs hand out no ids: DepCheck/DepOK and
 // Invalidate/InvalidateAck are matched on key and version.
 //
-// # Issue 12: own writes read back, and what was tried
+// # Pipelined propagation (issue 12)
 //
-// Issue 12 asks for propagation at network speed. Baseline (karma-aws8,
-// ycsb-95-5, 5 s, seed 2, visibility p50 in ms; one client per DC: karma
-// 802, cops-pr 854; four per DC: karma 2445, cops-pr 1910; cops 129).
+// §4.1.2 asks that each ring receive a thread's writes in program order,
+// not that they cross the network one at a time. Chaining each write to
+// its predecessor (stored once the previous write is stored in the ring)
+// keeps the order but lets a ring store a thread's writes at most one
+// intra-ring hop apart, so a thread that writes faster than that builds a
+// backlog that does not drain while it runs. Instead, per ring R and for
+// a write s of a thread:
 //
-// Enabled: a thread's own write that it reads back in flight from a ring
-// (its write buffer defers to the ring under the §4.1.2 corner case, or a
-// get-transaction reads it there) restricts it like any in-flight read,
-// but is no put-after dependency of its later writes: program order
-// already puts them after it in every ring (§4.1.2: "no put-after is
-// needed if the puts are completed in thread program order"), exactly as
-// it does for the previous write; as a put-after dependency it held each
-// later write, in every ring, until it was written there. Such a
-// restriction is lifted when the write itself completes
-// (coordinator.complete), and needs no notify-after (uncovered); a
-// ring move's notify-after (rebind.go) still carries it. Measured
-// (karma-aws8, ycsb-95-5, 5 s, seed 2, visibility p50/p99 in ms and
-// visibility_ratio p50, all in one run of the same binary):
+//   - P(s), its predecessors: the thread's writes still in its write
+//     buffer (incomplete) when s entered it. RingPut lists them all as
+//     program-order dependencies, not only the previous write, less those
+//     ring R had acknowledged when this copy was sent (written there, and
+//     below the clock the copy carries); the CC completes writes in
+//     program order, so every earlier write not in P(s) was complete —
+//     written in every ring — before s existed. The CC computes the list
+//     for each copy it sends (it buffers none: a backlog of n writes
+//     would hold n² dependencies), and sends a ring a write only while
+//     fewer than pipelineWindow (128) earlier writes of the thread are
+//     unacknowledged there, so a ring that falls behind a fast writer
+//     costs each write and each MM a bounded amount of work. Without the
+//     window the contention run (local3, 5 keys, 48 clients, ycsb-a, 2 s)
+//     grew past 6 GB without converging; with it, 343 MB and 157 s of
+//     wall time, converged (visibility p50 423 ms, p99 16.7 s).
+//   - Ready (MM of s): s has arrived and its put-after dependencies are
+//     installed in R (DepCheck with installed set). The MM ticks its commit clock (r(s), the ready time),
+//     persists s as pending ("p/<key>@<v>"), and answers program-order
+//     DepChecks for s with DepOK{ready: r(s)}. On arrival (before s is
+//     ready) the MM sends those DepChecks for every member of P(s) at
+//     once: one intra-ring round trip, however long the backlog, and
+//     remembers the answers (knownReady, knownWritten) for later writes.
+//   - Installed (readable): s is ready and every member of P(s) answered
+//     ready. Its evt (commit-clock time it became readable) is
+//     evt(s) = max(r(s), r(j) for j in P(s)): fixed numbers, so every MM
+//     derives the same times for the same writes without a further round.
+//   - Written itself: s is installed here, its cache invalidations are
+//     acknowledged (§4.3) and every put-after dependency is written in R
+//     (plain DepChecks, sent on arrival as well). DepChecks with
+//     self_written are answered then.
+//   - Written (committed): s is written itself and so is every member of
+//     P(s) in R (self_written DepChecks, sent on arrival). Only then are
+//     plain DepChecks for s answered and the CC acknowledged. This is
+//     written in full: for j in P(s), every member of P(j) is in P(s) or
+//     was acknowledged by R (written there) when s's copy was sent, so s
+//     waits for each of them directly. Asking each member of P(s) to be
+//     written in full instead made a thread's writes written one DepOK
+//     hop apart, each after its predecessor (testdata/written_without_chain).
 //
-//	            1 client per DC          4 clients per DC
-//	karma       589 / 1012   3.98x       2421 / 4710   16.7x
-//	karma-nc    886 / 1363   5.95x       1866 / 3645   12.2x
-//	cops-pr     856 / 1294   5.78x       1922 / 3809   12.7x
-//	cops        128 /  165   1.01x        129 /  168    1.02x
+// What an MM does with reads of a key that has ready versions not yet
+// installed ("unconfirmed"): a get waits until the versions unconfirmed at
+// its arrival are installed (one hop at most without faults); a
+// get-transaction's first round answers the key's state at
+// c' = min(clock, smallest unconfirmed r - 1) with the interval [evt, c'],
+// and a second round at eff waits until the unconfirmed versions with
+// r <= eff are installed. A key's state at commit-clock time t is its
+// highest version installed with evt <= t (installs need not arrive in evt
+// order).
 //
-// The rule helps only threads that read their own writes back (karma's,
-// through the corner case of §4.1.2); at four clients per DC the windows
-// are set by program order and by put-after across threads (below). The
-// contention run (causeway sim --protocol karma --topology local3
-// --workload ycsb-a --records 5 --clients 48 --duration 2s --seed 2)
-// still does not converge: 15 divergence violations ("the network had
-// not gone quiet"), visibility p50 3979 ms, p99 117768 ms, 5.18 M
-// messages for 103794 operations.
+// Why each §4 guarantee still holds:
 //
-// That change first failed TestGetTransactionsPassUnderRandomFaults on
-// seed 7 (causeway sim --protocol karma --topology karma-aws8 --workload
-// read-txn --records 10 --clients 48 --jitter 20ms --faults random
-// --duration 3s --seed 7: a session read c15-1 of user00000004 from ring
-// 0, then, 1 ms later, the initial value from its DC's cache). The rule
-// was not the cause; it only changed the timing. The bug was in the MM,
-// on main too: europe/s1 stored another brazil write of user00000004 and
-// sent its invalidation to us-east's cache, which the fault schedule's
-// loss at us-east dropped; 60 ms later it stored c15-1 with an empty
-// cached-at set (cleared when the first invalidation began), so c15-1
-// counted as written at once and completed while us-east's cache still
-// held the initial value. Now a version's invalidation also goes to every
-// cache an earlier version of the key is still invalidating
-// (invalidationTargets; testdata/invalidation_pending_for_older_version,
-// which reports that stale read without it), and seed 7 passes.
+//   - Program order per ring (§4.1.2). A reader that read s in R and then
+//     reads the key of j in P(s) from R reaches j's MM after j became
+//     ready there (s was installed only after j's ready DepOK left j's
+//     MM): j is installed, or the get waits until it is. A pending write
+//     is synced before its DepOK leaves, so a crash of j's MM between the
+//     two only delays the get (testdata/pipelined_crash_mid_batch).
+//   - Put-after (§2.2). Ready needs the put-after dependencies installed
+//     in R; installed(d) means P(d) is ready in R (a read of one waits
+//     until it is installed) and d's own put-after dependencies are
+//     installed there, so by induction d's whole causal past is readable
+//     in R.
+//   - Completion and STABLE (§4.1.2). A ring acknowledges s only when it
+//     is written there, so a complete write is written in every ring, and
+//     with it P(s) and its put-after dependencies: STABLE is sent, in
+//     program order, under the same condition as before.
+//   - Invalidation before commit (§4.3). Written waits for s's own
+//     invalidations and for P(s) and its put-after dependencies written,
+//     so when s is stable everything in its causal past has left every
+//     cache, as before (testdata/put_after_installed_then_written).
+//   - DRR lifting (§4.2). A put completes only after its put-after
+//     dependencies are written in every ring: the transitivity argument is
+//     unchanged, and so is notify-after.
+//   - Claims 1 and 2 (§4.4). A version visible in R no longer implies its
+//     dependencies written there, only installed: a back end that fails
+//     holding an installed, unwritten dependency (or a ready member of
+//     P(s), as a failed predecessor did before) keeps s from being written
+//     in R, so a reader bound to R by s is not released by s's
+//     completion. Its escape is rebind.go's ring move: its bound read
+//     times out, and the first other ring that acknowledges a
+//     notify-after with all its restrictions — written there, causal past
+//     included — takes it (testdata/restricted_reader_after_back_crash,
+//     rebind_after_back_crash). §4.4 argues the restriction lifts instead;
+//     the move is what keeps the reader answered here.
+//   - Get-transactions (§4.5). For j in P(s), evt(j) <= evt(s): P(j) is
+//     within P(s) except writes completed before s was put, whose
+//     acknowledgements' clocks the CC carried on s's RingPut, so r(s)
+//     exceeds their evts. A reply never claims a version valid at or
+//     beyond an unconfirmed r, and a version ready later gets an r above
+//     every clock already answered, so no install lands inside an
+//     interval already claimed for an older version.
 //
-// Tried and not enabled (commits in the history of the branch that
-// introduced this section, reverted there):
+// A thread's own write that it reads back in flight from a ring (its
+// write buffer defers to the ring under the §4.1.2 corner case) restricts
+// it like any in-flight read, but is no put-after dependency of its later
+// writes: program order already puts them after it in every ring (§4.1.2:
+// "no put-after is needed if the puts are completed in thread program
+// order"), and as a put-after dependency it held each later write, in
+// every ring, until the earlier one was written there — one write per
+// ring round trip again. Such a restriction is lifted when the write
+// itself completes.
 //
-//   - Pipelined program order (built on the change above). Each write
-//     names as program-order dependencies every earlier write of its
-//     thread still buffered (P(s)), less those the ring has acknowledged.
-//     A write is ready in a ring once its put-after dependencies are
-//     written there; ready (persisted, with the MM's commit-clock time r)
-//     it answers program-order DepChecks; it is installed (readable) once
-//     every member of P(s) is ready there — DepChecks sent on arrival, in
-//     parallel, not one hop per write — at evt = max(r(s), r(j) for j in
-//     P(s)), a number every MM derives alike, so get-transaction snapshots
-//     stay ordered; it is written once installed, invalidated, and P(s)
-//     written. A read of a key with ready, uninstalled versions waits for
-//     them; a transaction's first round reads as of the earliest such
-//     r - 1. Scenarios showed it under reordering and a crash in the
-//     middle of a batch, each failing with its guard removed. Measured:
-//     karma 260 ms with one client per DC; four per DC karma 2045,
-//     cops-pr 1811. It fails TestKarmaAnswersAfterRestartThenPartition for
-//     karma-nc (seeds 2 and 4: a read_txn at 2241 ms and a get at 2309 ms,
-//     issued after the heal, time out); letting only restricted readers'
-//     gets wait did not change that. Not yet diagnosed.
-//   - Put-after satisfied by "installed" (built on both). Four per DC is
-//     limited by put-after across threads, not program order: Brazil's
-//     threads keep reading each other's in-flight writes, and each such
-//     dependency had to be written in every ring — a DepOK hop plus its
-//     invalidations and its own predecessors' gate per link, more than the
-//     ~25 ms between a thread's writes, so the lag grew while the run
-//     lasted. Making a write ready once its put-after dependencies are
-//     installed in the ring (still written before it counts as written)
-//     gave karma 291/436 ms p50/p99 (1.99x the per-write bound, 2.3x
-//     cops's p50) and cops-pr 312/512, but fails
-//     TestKarmaStaysAvailableUnderTable1Failures (3 and 2 operations of
-//     live DCs failed in two of its five cases): a version visible in a
-//     ring no longer implies its dependencies written there, so a back end
-//     failing between the two leaves its readers to rebind.go's ring move,
-//     which did not answer all of them in time.
+// Cost: a write names up to the thread's backlog as dependencies, so a
+// backlog of k writes costs O(k) DepChecks per write in each ring
+// (batching them per owning server is issue 17).
 //
-// Rebuilt in the session that enabled the own-write rule (the two designs
-// above on top of the MM invalidation fix and of the ring-move fix below):
+// Measured (karma-aws8, ycsb-95-5, 5 s, seed 2, four clients per DC,
+// visibility p50/p99 in ms and visibility_ratio p50, one run of one
+// binary, session 12): karma 301/460 (2.07x), karma-nc 312/513 (2.14x),
+// cops-pr 309/514 (2.13x); cops 128/164 (1.01x); karma sent 203 k
+// messages (318 k before writes waited for their predecessors written
+// themselves only, DRR fraction 0.88 against 0.92). Before pipelining (program
+// order one intra-ring hop per write, put-after dependencies waited for
+// until written) karma was 2421/4710, 16.7x. What limited four per DC was less program order than put-after
+// across threads: Brazil's four threads (all their reads local) keep
+// reading each other's in-flight writes, and a write waited, in every
+// ring, for each such dependency to be written there, a DepOK hop plus
+// the dependency's own invalidations and gate per link — more than the
+// ~25 ms between a thread's writes, so the lag grew while the run lasted.
+// Waiting for the dependency to be installed costs one hop per link, off
+// the writing path.
 //
-//   - The ring move did not answer every stranded reader because a thread
-//     with a notify-after in flight sent no other, and a ring's
-//     acknowledgement of one lacking some of its restrictions cannot move
-//     it; with its ring's back end down that notify-after never completes.
-//     A bound get that times out now replaces such a notify-after
-//     (rebind.go, enabled; testdata/rebind_after_new_restriction: without
-//     it, the reader's get times out after 10 s). With it the five Table
-//     1 schedules (karma only, seed 1, as in the test) failed no operation
-//     of a live DC under both designs, and the checker passed.
-//   - Measured with both designs (same run and binary as the table above):
-//     one client per DC karma 256/320 ms (1.69x the per-write bound),
-//     karma-nc 260/313 (1.71x), cops-pr 261/315 (1.71x); four per DC karma
-//     299/457 ms (2.06x; 2.3x cops's 129 ms), karma-nc 312/512 (2.12x),
-//     cops-pr 312/512 (2.13x). Still over "within 2x of the bound" at four
-//     per DC, and far from "1.5x cops", which a ring spanning several DCs
-//     cannot reach while a write waits for a dependency check inside it.
-//     The contention run (above) converges and goes quiet with both
-//     designs, checker passed, but with visibility p50 6431 ms, p99 9757
-//     ms, 23930 operations and 1.02 M messages.
-//   - What blocks enabling them: TestKarmaAnswersAfterRestartThenPartition
-//     fails on read_txns only (karma seeds 4 and 5, karma-nc seed 2: one
-//     read_txn issued after the heal times out; karma seed 5 also with the
-//     restart alone, a read_txn at 406 ms while b/s1 is down). Diagnosed
-//     on that one (causeway sim --protocol karma --topology local3
-//     --workload read-txn --records 200 --clients 12 --op-timeout 1s
-//     --duration 3s --seed 5 --jitter 0, faults: crash node:b/s1 at 300ms,
-//     restart at 800ms): round one on ring 0 reads user00000192 at b/s0
-//     with its interval capped at 106 (a version there is ready at 107 and
-//     not installed: its thread's earlier write lives on b/s1, which
-//     crashed before that write was ready there), so eff = 138 needs a
-//     second round, and b/s0 holds that read until the version installs.
-//     That needs b/s1 back and the CC's retransmission of the lost write,
-//     which had not come 500 ms later: the restarted round one (901 ms,
-//     the nearest ring again) is held the same way, and the transaction
-//     moves to ring 1 only at its second timeout, after the operation's
-//     1 s. The fix to try: bound that wait — an MM whose ready write waits
-//     longer than a round trip for a predecessor asks the writer's CC (the
-//     RingPut's sender) to resend it to the ring at once, and/or a held
-//     transaction read answers "blocked" so that the CC restarts the
-//     transaction on another ring (§4.5) instead of waiting for its
-//     timeout.
+// What is left is structural: in a ring spanning several DCs (karma-aws8's
+// ring 0 spans 175 ms, ring 1 105 ms) a write is installed at its key's
+// MM only once that MM has heard that every earlier buffered write of its
+// thread is ready at theirs, and that its put-after dependencies are
+// installed at theirs — a DepCheck round trip inside the ring, from the
+// write's arrival, whenever those MMs are in other DCs. §4.1.2 asks for
+// no less: it propagates a thread's writes in program order and a
+// put-after only once its in-flight dependencies are complete in the ring
+// (stable ones are dropped by the CC, as here; dependencies this MM
+// already knows written or installed are not checked again, nor
+// program-order ones the ring has acknowledged). COPS pays its checks
+// inside one DC. So "1.5x cops" is out of reach of this design; a CC that
+// sends each check to the dependency's MM itself, answered to the
+// dependent write's MM (one one-way leg instead of a round trip from the
+// write's arrival), and no installed-check in the ring a dependency was
+// read from (it is installed there) are what could still shorten it.
+//
+// History (issue 12). Three designs were built before this one was
+// enabled: (1) a thread's own buffered write read back is no put-after
+// dependency of its later writes (kept, see above); it first failed
+// TestGetTransactionsPassUnderRandomFaults/karma seed 7 through a bug on
+// main: a version could count as written while a cache was still
+// handling an earlier version's invalidation of the same key, whose
+// message the fault schedule dropped (invalidationTargets now asks those
+// caches too; testdata/invalidation_pending_for_older_version). (2)
+// pipelined program order and (3) put-after dependencies ready once
+// installed failed TestKarmaStaysAvailableUnderTable1Failures until a
+// bound get that times out replaced a notify-after in flight lacking some
+// of the thread's restrictions (rebind.go;
+// testdata/rebind_after_new_restriction), and
+// TestKarmaAnswersAfterRestartThenPartition until lost writes were asked
+// for again (resend.go): a get-transaction's second round was held at
+// b/s0 behind a version ready there whose thread's earlier write b/s1 had
+// lost in its crash, until the CC's backed-off retransmission, after the
+// operation's 1 s timeout (karma seeds 4 and 5, karma-nc seed 2). The
+// asks cost little in a healthy ring (the four-per-DC run above: same
+// numbers with and without them) but do under a backlog: the 5-key,
+// 48-client contention run (local3, ycsb-a, 1 s, seed 2) converges and
+// passes the checker either way, with 380 k messages and visibility p50
+// 3.0 s against 325 k and 2.3 s without them; asking only for writes that
+// hold reads back would spare that.
+//
+// (4) Session 12: those asks, at a fixed 250 ms pace for every waiting
+// write, made Table 1's intra-ring partition and AZ-B cases diverge.
+// Behind the 5 s intra-ring partition of karma-aws8 (replay: causeway sim
+// --protocol karma --topology karma-aws8 --workload ycsb-95-5 --clients
+// 64 --duration 7s --service-time 100us --jitter 20ms --seed 1, faults
+// partition [[us-west1, us-west2], [us-east, europe]] from 1 s to 6 s)
+// every ring-0 MM asked the owner of each version it waited for four
+// times a second: 50-90 k asks a second in all, ~10 k of them to one hot
+// MM (us-west2/s2), its whole capacity at 100 µs a message, so its
+// answers came later than the next round of asks and the ring never
+// drained (13.7 M messages, not quiet 120 s after the run). Now only the
+// writes reads are held behind keep that pace; every other ask is
+// depwait's backed-off retransmission of the DepCheck, marked lost
+// (testdata/lost_asks_back_off), and a CC sends a write again on a
+// ResendReq at most once per 250 ms. The replay converges and is quiet
+// about 18 s after the heal (visibility p50 9.0 s, p99 11.4 s: most
+// writes were made during the outage).
+//
+// What bounded that drain (a trace of the replay): a write counted as
+// written in a ring only once every earlier write of its thread was
+// written there in full, each learnt by a DepOK, so in a ring a thread's
+// writes became written one intra-ring hop apart. Brazil's threads (a
+// ring of one DC, all reads local, ~250 writes each behind the outage)
+// had ring 0 acknowledge their writes at ~15-20 a second each. Each
+// earlier write is now asked only to be written itself (self_written, see
+// above): the replay is quiet about 11 s after the heal instead of 18 s
+// (visibility p50 9.5 s, p99 10.6 s; 1.8 M messages). On the 5-key,
+// 48-client contention run (local3, ycsb-a, 2 s, seed 2) the rings now do
+// during the run the work the chain deferred: it is quiet at 10.5 s
+// instead of 23.5 s with 474 k messages instead of 937 k, but its six
+// storage servers, saturated either way, serve the clients' reads more
+// slowly meanwhile (11.9 k ops/s instead of 20.3 k, get p99 287 ms
+// instead of 136 ms), and the writes seen at every replica are mostly
+// the run's last (visibility p50 7.4 s, p99 8.5 s, against 0.5 s and
+// 14.4 s).
+//
+// (5) Session 13, CI cost. TestGetTransactionsPassUnderRandomFaults
+// (karma-aws8, read-txn, 10 keys, 48 clients, random faults) drains a
+// backlog for ~25 s of simulated time after its faults heal; its
+// threads read each other's in-flight writes all the while, so each
+// write carries dozens of restrictions as put-after dependencies, each
+// waited for in every ring. Seed 1 of karma without invariants: 14.5 k
+// operations, 854 k messages (600 k DepChecks, 470 k of them depwait's
+// backed-off resends of checks their owner holds and will answer) and
+// 23.7 CPU-s; main 5.7 k operations, 236 k messages, ~1 CPU-s. Walking
+// the write buffer at every tick (buffered, uncovered: now sets kept as
+// writes enter and leave it), hashing names in depwait.Satisfied's inner
+// loop (waiters now by pointer) and sorting every waiting dependency at
+// every MM tick (now only the due ones) brought it to ~13 CPU-s, same
+// messages. The self-checks boxed the arguments of every Check for every
+// buffered write after every input; they now test first. Leaving out of
+// a write the restrictions an earlier buffered write of its thread
+// carries (program order implies them, as COPS's nearest dependencies)
+// halved that again (748 k messages, ~6 CPU-s) but failed
+// TestKarmaAnswersAfterRestartThenPartition (karma seeds 2, 4, 5;
+// karma-nc 1, 2: one read each timed out): such a write became ready
+// before its dependencies were installed and then sat pending behind its
+// predecessors, holding reads of its key, where it used to wait unready
+// and let them be answered. Not kept; marking the predecessors such a
+// write must see ready before it is ready itself would keep the saving.
+// The whole test with invariants (8 seeds of karma, karma-nc, cops-pr),
+// started beside main's on a loaded 2-core machine: 1170 s wall, 395
+// user-s, against main's 314 s and 106 user-s (3.7x; it was about 11x).
 //
 // # Message catalogue (wire/karmapb)
 //
@@ -314,16 +428,26 @@
 //	Stable                                CC -> MM of every ring
 //	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring
 //	DepCheck -> DepOK                     MM -> the key's MM in another ring (stability probe)
+//	ResendReq                             MM -> the CC that minted a version it never saw, asked for it (DepCheck.lost; resend.go)
 //	CacheGet -> CacheGetReply, CacheFill  CC -> cache of its DC
 //	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
 //	ProbeReq -> ProbeResp                 CC -> an MM of a suspect DC -> CC (§6.2; an id each, ~7 bytes)
 //
 // RingPutAck carries the acknowledged write's key and version, and
-// CacheGetReply the key (see "Incarnations").
+// CacheGetReply the key (see "Incarnations"). Dep.installed asks for an
+// installed (not written) dependency, Dep.program_order for a ready one,
+// whose DepOK carries its ready time, Dep.self_written for an earlier
+// write of the thread written itself (not its own predecessors); DepCheck.lost marks a DepCheck sent
+// again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
 //
 // # Storage
 //
-// MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers;
+// MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers
+// (with the version's ready time); "p/<key>@<v>" a write ready and not
+// yet installed (the RingPut, at its ready time; pipeline.go); "i/<key>@<v>"
+// a write installed and not yet written, at its ready time (sent again
+// after a restart it keeps that time, so every MM of the ring derives the
+// same evts);
 // "t/<key>" highest stable version (the superseded versions in the
 // multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
@@ -355,30 +479,15 @@
 //   - One propagator per ring per CC, pipelined across client threads and
 //     within a thread: instead of sending a thread's next write to a ring
 //     once the previous one is acknowledged there (§4.1.2's program-order
-//     propagation, which caps a thread at one write per round trip to
-//     the farthest ring), all its buffered writes travel at once, each
-//     naming the previous one as a program-order dependency. An MM stores
-//     a write once the previous one is stored in the ring (so a reader
-//     restricted to the ring sees both), and counts it written — answering
-//     DepChecks and acknowledging the CC — only once the previous one is
-//     written there too (so a write is stable only after everything before
-//     it left every cache). Known limit: a ring stores a thread's writes
-//     at most one intra-ring hop (the DepOK from the previous write's MM)
-//     apart, so a thread writing faster than that — on karma-aws8 a
-//     Brazil client, whose reads are all local, writes about every 25
-//     ms — builds a backlog in the multi-DC rings that does not
-//     drain while it runs (issue 12). Faults make it longer: under the
-//     default live nemesis schedule on local3 (cluster/nemesis; its
-//     simulator twin in cluster/nemesis/testdata) the ring of a and b
-//     still stored writes 27–76 s after the heal in four live runs,
-//     partly because a write's retransmission waits follow its measured
-//     acknowledgement time, which includes the backlog (rttEstimate: up
-//     to 30 s, and up to 60 s between one write's retransmissions).
-//     Put-after dependencies, unlike the previous write, are waited for
-//     until written, not stored: §4.4's AZ-B argument needs a version
-//     visible in a ring to be able to complete while a back end of that
-//     ring is down, so its dependencies must already be written there
-//     (testdata/restricted_reader_after_back_crash).
+//     propagation, which caps a thread at one write per round trip to the
+//     farthest ring), up to 128 (pipelineWindow) of its writes
+//     unacknowledged by a ring travel to it at once and program order is
+//     kept by the MMs (see "Pipelined propagation").
+//     Put-after dependencies are waited for until installed in the ring
+//     (to be ready) and written there (to be written), where §4.1.2 waits
+//     for the dependency's completion in the ring; a reader bound to a ring
+//     whose back end fails is released by rebind.go's ring move, not by
+//     the completion §4.4 counts on (see "Pipelined propagation").
 //   - Cache nodes are added beside the topology's storage servers rather
 //     than taken from them (§5 used 6 storage + 2 cache nodes of 8). In the
 //     simulator a cache node spends a tenth of a storage server's service

@@ -70,35 +70,51 @@ func (m *checkedMiddleMan) Replicas(fn func(key string, value []byte)) {
 }
 
 // checkInvariants verifies a CC's state: every thread's write buffer is
-// in program order (versions increasing, each write naming the previous
-// one as its program-order dependency) and indexed by id, and a
+// in program order (versions increasing) and indexed by id, a ring is
+// sent a thread's writes in order and at most pipelineWindow ahead of its
+// acknowledgements, and a
 // thread is bound to a ring exactly when it holds restrictions.
 func (c *coordinator) checkInvariants() {
 	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
 		t := c.threads[name]
+		// Each Check is behind its condition: a call boxes its arguments,
+		// and these loops run over every buffered write after every input.
 		for i, e := range t.wb {
-			invariants.Check(c.entries[e.put.Id] == e, "%s: thread %s: write %d (id %d) is not indexed by its id", c.id, name, i, e.put.Id)
-			invariants.Check(e.session == name, "%s: thread %s buffers a write of thread %s", c.id, name, e.session)
-			if i == 0 {
-				continue
+			if c.entries[e.put.Id] != e {
+				invariants.Check(false, "%s: thread %s: write %d (id %d) is not indexed by its id", c.id, name, i, e.put.Id)
 			}
-			prev := t.wb[i-1].put
+			if e.session != name {
+				invariants.Check(false, "%s: thread %s buffers a write of thread %s", c.id, name, e.session)
+			}
 			// Versions, not ids: ids may embed the CC's incarnation.
-			invariants.Check(prev.Version < e.put.Version,
-				"%s: thread %s: write buffer out of program order: version %x after version %x",
-				c.id, name, e.put.Version, prev.Version)
-			if e.recovered {
-				continue // a recovered entry's predecessor may have completed
+			if i > 0 && t.wb[i-1].put.Version >= e.put.Version {
+				invariants.Check(false, "%s: thread %s: write buffer out of program order: version %x after version %x",
+					c.id, name, e.put.Version, t.wb[i-1].put.Version)
 			}
-			found := false
-			for _, d := range e.put.Deps {
-				found = found || d.ProgramOrder && d.Key == prev.Key && d.Version == prev.Version
-			}
-			invariants.Check(found, "%s: thread %s: write %s does not follow its predecessor %s in program order",
-				c.id, name, depKey(e.put.Key, e.put.Version), depKey(prev.Key, prev.Version))
 		}
-		invariants.Check((len(t.drr) > 0) == (t.drrRing >= 0), "%s: thread %s: bound to ring %d with %d restrictions",
-			c.id, name, t.drrRing, len(t.drr))
+		// Program order is sent, not buffered: each copy of a write names
+		// the earlier writes its ring has not acknowledged (toRing); a ring
+		// is sent a write only after every earlier one, and while fewer
+		// than pipelineWindow earlier ones are unacknowledged there.
+		for ring := range c.topo.Rings() {
+			unacked, unsent := 0, false
+			for i, e := range t.wb {
+				if e.acked[ring] {
+					continue
+				}
+				if e.sent[ring] && (unsent || unacked >= pipelineWindow) {
+					invariants.Check(false,
+						"%s: thread %s: write %d sent to ring %d after %d unacknowledged earlier writes (one unsent: %v)",
+						c.id, name, i, ring, unacked, unsent)
+				}
+				unsent = unsent || !e.sent[ring]
+				unacked++
+			}
+		}
+		if (len(t.drr) > 0) != (t.drrRing >= 0) {
+			invariants.Check(false, "%s: thread %s: bound to ring %d with %d restrictions",
+				c.id, name, t.drrRing, len(t.drr))
+		}
 	}
 }
 
@@ -111,14 +127,17 @@ func (m *middleMan) checkInvariants() {
 		cur := m.store[k].version
 		old := m.old[k]
 		for i, o := range old {
-			invariants.Check(o.version < cur, "%s: key %s: stored version %x replaced the newer %x", m.id, k, cur, o.version)
-			if i > 0 {
-				invariants.Check(old[i-1].version < o.version && old[i-1].evt <= o.evt,
-					"%s: key %s: multiversion window out of order at %d", m.id, k, i)
+			if o.version >= cur {
+				invariants.Check(false, "%s: key %s: stored version %x replaced the newer %x", m.id, k, cur, o.version)
+			}
+			if i > 0 && (old[i-1].version >= o.version || old[i-1].evt > o.evt) {
+				invariants.Check(false, "%s: key %s: multiversion window out of order at %d", m.id, k, i)
 			}
 		}
 	}
 	for wk := range m.incoming {
-		invariants.Check(m.inval[wk] == nil, "%s: write %s both waits for dependencies and is stored", m.id, wk)
+		if m.inval[wk] != nil {
+			invariants.Check(false, "%s: write %s both waits for dependencies and is stored", m.id, wk)
+		}
 	}
 }

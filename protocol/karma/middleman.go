@@ -3,7 +3,6 @@ package karma
 import (
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -43,6 +42,9 @@ const (
 type incomingWrite struct {
 	msg  *pb.RingPut
 	from protocol.NodeID // the CC's propagator
+	// ask paces the asks for a pending write's predecessors while a read
+	// is held behind it (resend.go).
+	ask protocol.Retry
 }
 
 // invalidation is a write stored here whose acknowledgement waits for the
@@ -55,6 +57,9 @@ type invalidation struct {
 	id      uint64
 	pending map[protocol.NodeID]bool
 	gated   bool
+	// ordered: it waits for its thread's earlier writes to be written
+	// themselves here (pipeline.go, progress).
+	ordered bool
 	retry   protocol.Retry
 }
 
@@ -91,12 +96,33 @@ type middleMan struct {
 	incoming map[string]*incomingWrite           // by depKey of the write
 	deps     *depwait.Table[*pb.Dep]             // what the incoming writes wait for
 	waiters  map[string]map[protocol.NodeID]bool // depKey -> DepChecks waiting here
-	// storedWaiters are program-order DepChecks, answered once the
-	// version is stored here rather than written.
-	storedWaiters map[string]map[protocol.NodeID]bool
-	inval         map[string]*invalidation // by depKey of the write
-	stab          stabilizer               // versions awaiting STABLE (stabilize.go)
-	ticking       bool
+	// readyWaiters are program-order DepChecks, answered once the version
+	// is ready here rather than written (pipeline.go).
+	readyWaiters map[string]map[protocol.NodeID]bool
+	// pending holds the writes ready here and not yet installed, by
+	// depKey; readyAt the ready time of every version that became ready
+	// here (persisted with its committed marker), and knownReady the
+	// ready times other MMs answered for program-order dependencies.
+	pending    map[string]*incomingWrite
+	readyAt    map[string]uint64
+	knownReady map[string]uint64
+	// knownWritten are other MMs' versions known written in the ring,
+	// knownInstalled known installed; installed are this MM's installed
+	// versions, and installedWaiters the DepChecks waiting for one.
+	knownWritten, knownInstalled map[string]bool
+	installed                    map[string]bool
+	installedWaiters             map[string]map[protocol.NodeID]bool
+	// selfWritten are this MM's versions written themselves and not yet
+	// written (committed) here, selfWaiters the DepChecks waiting for one
+	// to be, and knownSelfWritten other MMs' versions known so
+	// (pipeline.go, progress).
+	selfWritten, knownSelfWritten map[string]bool
+	selfWaiters                   map[string]map[protocol.NodeID]bool
+	// held are reads waiting for unconfirmed versions of their key.
+	held    map[string][]*heldRead
+	inval   map[string]*invalidation // by depKey of the write
+	stab    stabilizer               // versions awaiting STABLE (stabilize.go)
+	ticking bool
 	// loaded is the dataset the run starts with (nil: none): a read of a
 	// loaded key's version 0 returns its loaded value.
 	loaded *protocol.Dataset
@@ -107,8 +133,11 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		store: map[string]object{}, old: map[string][]oldVersion{}, committed: map[string]bool{}, stable: map[string]uint64{},
 		cachedAt: map[string]map[string]bool{}, cachedAtKnown: map[string]bool{},
 		incoming: map[string]*incomingWrite{}, deps: depwait.New[*pb.Dep](),
-		waiters: map[string]map[protocol.NodeID]bool{}, storedWaiters: map[string]map[protocol.NodeID]bool{},
-		inval: map[string]*invalidation{}, loaded: cfg.Loaded}
+		waiters: map[string]map[protocol.NodeID]bool{}, readyWaiters: map[string]map[protocol.NodeID]bool{},
+		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{}, knownInstalled: map[string]bool{},
+		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
+		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
+		held: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
 	}
@@ -119,12 +148,15 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	_, m.restarted, _ = cfg.Storage.Get(bootKey)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
+		m.installed[depKey(r.Key[2:], r.Version)] = true
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
 		m.committed[r.Key[2:]] = true
+		m.readyAt[r.Key[2:]] = r.Version
 		return nil
 	})
+	m.recoverPending(cfg.Storage)
 	_ = cfg.Storage.Scan("t/", func(r storage.Record) error {
 		m.stable[r.Key[2:]] = r.Version
 		return nil
@@ -141,9 +173,10 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 }
 
 // Start implements protocol.Node.
-func (m *middleMan) Start(time.Duration) protocol.Ready {
+func (m *middleMan) Start(now time.Duration) protocol.Ready {
 	var r protocol.Ready
 	r.Write(storage.Write{Kind: storage.Put, Key: bootKey}, true)
+	m.resumeWaits(now, &r)
 	m.armTimer(&r)
 	return r
 }
@@ -153,7 +186,7 @@ func (m *middleMan) Start(time.Duration) protocol.Ready {
 const bootKey = "boot"
 
 func (m *middleMan) armTimer(r *protocol.Ready) {
-	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0 || m.stab.pending()) {
+	if !m.ticking && (m.deps.Len() > 0 || len(m.inval) > 0 || len(m.pending) > 0 || m.stab.pending()) {
 		m.ticking = true
 		r.SetTimer(tickEvery, 0)
 	}
@@ -163,9 +196,7 @@ func (m *middleMan) armTimer(r *protocol.Ready) {
 func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 	var r protocol.Ready
 	m.ticking = false
-	m.deps.Resend(now, resendAfter, maxBackoff, func(d *pb.Dep) {
-		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-	})
+	m.askAgain(now, &r)
 	for _, k := range slices.Sorted(maps.Keys(m.inval)) {
 		if iv := m.inval[k]; due(&iv.retry, now) {
 			for _, c := range slices.Sorted(maps.Keys(iv.pending)) {
@@ -185,7 +216,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	switch b := msg.Body.(type) {
 	case *pb.RingGet:
 		m.lc.observe(b.Clock)
-		m.get(msg.From, b, &r)
+		m.read(msg.From, b, &r)
 	case *pb.RingPut:
 		m.lc.observe(b.Clock)
 		m.put(now, msg.From, b, &r)
@@ -196,16 +227,47 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
 		dk := depKey(b.Dep.Key, b.Dep.Version)
+		if b.Lost {
+			m.askMinter(b.Dep, &r)
+		}
 		switch {
-		case m.committed[dk] || b.Dep.ProgramOrder && m.inval[dk] != nil:
-			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
+		case b.Dep.SelfWritten:
+			if m.committed[dk] || m.selfWritten[dk] {
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
+			} else {
+				addWaiter(m.selfWaiters, dk, msg.From)
+			}
+		case b.Dep.Installed:
+			if m.installedHere(dk) {
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
+			} else {
+				addWaiter(m.installedWaiters, dk, msg.From)
+			}
 		case b.Dep.ProgramOrder:
-			addWaiter(m.storedWaiters, dk, msg.From)
+			if at, ok := m.readyAt[dk]; ok {
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
+			} else {
+				addWaiter(m.readyWaiters, dk, msg.From)
+			}
+		case m.committed[dk]:
+			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
 		default:
 			addWaiter(m.waiters, dk, msg.From)
 		}
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
+		if m.topo.RingOf(msg.From.DC()) == m.ring {
+			switch dk := depKey(b.Dep.Key, b.Dep.Version); {
+			case b.Dep.SelfWritten:
+				m.knownSelfWritten[dk] = true
+			case b.Dep.ProgramOrder:
+				m.knownReady[dk] = b.Ready
+			case b.Dep.Installed:
+				m.knownInstalled[dk] = true
+			default:
+				m.knownWritten[dk] = true
+			}
+		}
 		if !m.stabilityAnswer(msg.From, b, &r) {
 			m.depSatisfied(now, depName(b.Dep), &r)
 		}
@@ -213,10 +275,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		dk := depKey(b.Key, b.Version)
 		if iv := m.inval[dk]; iv != nil {
 			delete(iv.pending, msg.From)
-			if len(iv.pending) == 0 && !iv.gated {
-				delete(m.inval, dk)
-				m.written(b.Key, b.Version, iv.from, iv.id, &r)
-			}
+			m.progress(dk, &r)
 		}
 	}
 	m.armTimer(&r)
@@ -228,14 +287,25 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 // flight. A stable value about to be cached at cache_dc adds that DC to
 // the key's cached-at set. A get-transaction's second round (at > 0) reads
 // the version valid at that commit-clock time instead (§4.5).
-func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) {
+//
+// A first round's read of a key with versions ready and not installed
+// (pipeline.go) passes capped: it reads as of, and claims validity only
+// until, the commit-clock time until.
+func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, capped bool, until uint64, r *protocol.Ready) {
 	o := m.store[b.Key]
+	at, clock, asOf := until, until, capped
+	if !capped {
+		clock = m.lc.now
+	}
 	if b.At > 0 {
 		// Every version committed from now on is later than at.
 		m.lc.observe(b.At)
+		at, clock, asOf = b.At, m.lc.now, true
+	}
+	if asOf {
 		var ok bool
-		if o, ok = m.versionAt(b.Key, b.At); !ok {
-			r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(m.ring), Clock: m.lc.now, TooOld: true})
+		if o, ok = m.versionAt(b.Key, at); !ok {
+			r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Ring: int32(m.ring), Clock: clock, TooOld: true})
 			return
 		}
 	}
@@ -253,7 +323,7 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) 
 		m.cachedAt[b.Key][b.CacheDc] = true
 	}
 	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
-		InFlight: inFlight, Ring: int32(m.ring), Clock: m.lc.now, Evt: o.evt})
+		InFlight: inFlight, Ring: int32(m.ring), Clock: clock, Evt: o.evt})
 }
 
 // markStable records a STABLE: the version is in every ring. The highest
@@ -323,137 +393,6 @@ func (m *middleMan) supersede(now time.Duration, key string) {
 	m.old[key] = old[drop:]
 }
 
-// put handles a propagator's put or put-after (or notify-after).
-func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, r *protocol.Ready) {
-	wk := depKey(b.Key, b.Version)
-	if b.Notify {
-		wk = "notify/" + string(from) + "/" + depKey(b.Key, b.Id)
-	}
-	switch {
-	case !b.Notify && m.committed[wk]:
-		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key, Version: b.Version})
-		return
-	case m.inval[wk] != nil:
-		m.inval[wk].from, m.inval[wk].id = from, b.Id // ack the latest sender
-		return
-	case m.incoming[wk] != nil:
-		return // a retransmission of a write already waiting for its deps
-	}
-	for _, d := range b.Deps {
-		dk := depKey(d.Key, d.Version)
-		if m.committed[dk] {
-			continue
-		}
-		if d.ProgramOrder {
-			// Stored once the previous write is stored here; written
-			// once it is written here (the gate, see store1).
-			if m.inval[dk] == nil && m.deps.Wait(wk, depName(d), d, now) {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-			}
-			d = &pb.Dep{Key: d.Key, Version: d.Version}
-			if m.deps.Wait(gateName(wk), dk, d, now) {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-			}
-			continue
-		}
-		if m.deps.Wait(wk, dk, d, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
-		}
-	}
-	w := &incomingWrite{msg: b, from: from}
-	if !m.deps.Waiting(wk) {
-		m.store1(now, w, r)
-		return
-	}
-	m.incoming[wk] = w
-}
-
-func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Ready) {
-	for _, wk := range m.deps.Satisfied(name) {
-		if w, ok := strings.CutPrefix(wk, gatePrefix); ok {
-			m.ungate(w, r)
-			continue
-		}
-		if w := m.incoming[wk]; w != nil {
-			delete(m.incoming, wk)
-			m.store1(now, w, r)
-		}
-	}
-}
-
-// A write waiting for its thread's previous write to be written here
-// waits in the dependency table under gateName(its depKey); a
-// program-order dependency is waited for as depName (stored, not written).
-const gatePrefix, storedPrefix = "gate/", "stored/"
-
-func gateName(wk string) string { return gatePrefix + wk }
-
-// depName names what a dependency waits for in the table: a program-order
-// dependency its storing, any other its writing.
-func depName(d *pb.Dep) string {
-	if d.ProgramOrder {
-		return storedPrefix + depKey(d.Key, d.Version)
-	}
-	return depKey(d.Key, d.Version)
-}
-
-// ungate lets a stored write count as written once its caches have
-// acknowledged, now that its thread's previous write is written here.
-func (m *middleMan) ungate(wk string, r *protocol.Ready) {
-	iv := m.inval[wk]
-	if iv == nil || !iv.gated {
-		return
-	}
-	iv.gated = false
-	if len(iv.pending) == 0 {
-		delete(m.inval, wk)
-		m.written(iv.msg.Key, iv.msg.Version, iv.from, iv.id, r)
-	}
-}
-
-func addWaiter(w map[string]map[protocol.NodeID]bool, dk string, from protocol.NodeID) {
-	if w[dk] == nil {
-		w[dk] = map[protocol.NodeID]bool{}
-	}
-	w[dk][from] = true
-}
-
-// store1 stores a write whose dependencies are in this ring (or answers a
-// notify-after), then invalidates the caches that may hold the key; the
-// write counts as written in the ring once they have acknowledged.
-func (m *middleMan) store1(now time.Duration, w *incomingWrite, r *protocol.Ready) {
-	b := w.msg
-	if b.Notify {
-		r.Send(m.id, w.from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key})
-		return
-	}
-	if b.Version > m.store[b.Key].version {
-		m.supersede(now, b.Key)
-		m.store[b.Key] = object{value: b.Value, version: b.Version, evt: m.lc.tick()}
-		r.Write(storage.Write{Kind: storage.Put, Key: "d/" + b.Key, Version: b.Version, Value: b.Value}, true)
-		r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + b.Key, Version: b.Version}, true)
-		r.VisibleVersion(b.Key, b.Value, b.Version)
-	}
-	wk := depKey(b.Key, b.Version)
-	// Stored: program-order DepChecks for it are answered now.
-	for _, from := range slices.Sorted(maps.Keys(m.storedWaiters[wk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, ProgramOrder: true}, Clock: m.lc.now})
-	}
-	delete(m.storedWaiters, wk)
-	targets := m.invalidationTargets(b.Key)
-	gated := m.deps.Waiting(gateName(wk))
-	if len(targets) == 0 && !gated {
-		m.written(b.Key, b.Version, w.from, b.Id, r)
-		return
-	}
-	iv := &invalidation{msg: &pb.Invalidate{Key: b.Key, Version: b.Version, Ring: int32(m.ring)},
-		from: w.from, id: b.Id, pending: targets, gated: gated, retry: protocol.SentAt(now)}
-	m.inval[wk] = iv
-	for _, c := range slices.Sorted(maps.Keys(targets)) {
-		r.Send(m.id, c, iv.msg)
-	}
-}
-
 // invalidationTargets returns the cache nodes that may hold key and
 // forgets them: after the invalidation no cache holds an older version.
 // They include every cache that an earlier version of the key is still
@@ -492,9 +431,14 @@ func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
 // waiting for it and acknowledges the CC.
 func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id uint64, r *protocol.Ready) {
 	dk := depKey(key, version)
+	if m.selfWaiters[dk] != nil {
+		m.markSelfWritten(dk, key, version, r)
+	}
+	delete(m.selfWritten, dk) // committed answers for it now
 	if !m.committed[dk] {
 		m.committed[dk] = true
-		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk}, true)
+		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk, Version: m.readyAt[dk]}, true)
+		r.Write(storage.Write{Kind: storage.Delete, Key: installedKey(dk)}, true)
 	}
 	if version == m.store[key].version && version > m.stable[key] {
 		m.stab.committed(key, version)
@@ -503,7 +447,9 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
 	}
 	delete(m.waiters, dk)
-	r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now, Key: key, Version: version})
+	if cc != "" { // else recovered pending: acknowledged on its retransmission
+		r.Send(m.id, cc, &pb.RingPutAck{Id: id, Ring: int32(m.ring), Clock: m.lc.now, Key: key, Version: version})
+	}
 }
 
 // marshal encodes a generated message (it cannot fail).

@@ -44,13 +44,14 @@ func TestProgramOrderWriteWaitsForItsPredecessorToBeWritten(t *testing.T) {
 		t.Fatal("DepCheck of x2 answered before x1 is written")
 	}
 
-	// b's cache drops k1: x1 is written; the answer to x2's gate check
-	// (from k1's owner, here this MM) then lets x2 be written.
+	// b's cache drops k1: x1 is written; the answer to x2's check that x1
+	// is written itself (from k1's owner, here this MM) then lets x2 be
+	// written.
 	out = h.stepFrom(h.p.cacheFor("b", "k1"), &pb.InvalidateAck{Key: "k1", Version: x1.Version})
 	if !acked(out, 1) {
 		t.Fatalf("x1 not acknowledged after the invalidation: %v", out)
 	}
-	out = h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version}})
+	out = h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version, SelfWritten: true}})
 	if !acked(out, 2) || !sent[*pb.DepOK](out) {
 		t.Fatalf("x2 not written (acknowledged, waiting DepCheck answered) once x1 is: %v", out)
 	}

@@ -116,9 +116,15 @@ func (m *middleMan) CheckQuiescent() error {
 	}
 	for _, wk := range slices.Sorted(maps.Keys(m.inval)) {
 		iv := m.inval[wk]
-		p.addf("write %s waits for invalidations by %v (gated: %v)", wk, slices.Sorted(maps.Keys(iv.pending)), iv.gated)
+		p.addf("write %s waits for invalidations by %v (gated: %v, ordered: %v)", wk, slices.Sorted(maps.Keys(iv.pending)), iv.gated, iv.ordered)
 	}
-	for _, w := range []map[string]map[protocol.NodeID]bool{m.waiters, m.storedWaiters} {
+	for _, wk := range slices.Sorted(maps.Keys(m.pending)) {
+		p.addf("write %s is ready and not installed", wk)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.held)) {
+		p.addf("%d reads of %s are held", len(m.held[k]), k)
+	}
+	for _, w := range []map[string]map[protocol.NodeID]bool{m.waiters, m.readyWaiters, m.installedWaiters, m.selfWaiters} {
 		for _, dk := range slices.Sorted(maps.Keys(w)) {
 			p.addf("DepChecks of %v wait here for %s", slices.Sorted(maps.Keys(w[dk])), dk)
 		}

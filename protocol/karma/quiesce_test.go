@@ -102,6 +102,8 @@ func TestMiddleManQuiescentOnlyWhenNothingWaits(t *testing.T) {
 		t.Fatalf("x1 waiting for b's cache: CheckQuiescent = %v, want the invalidation reported", err)
 	}
 	h.stepFrom(h.p.cacheFor("b", "k1"), &pb.InvalidateAck{Key: "k1", Version: x1.Version})
+	// x1's owner (here this MM) answers x2's checks: installed, written.
+	h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version, Installed: true}})
 	h.step(&pb.DepOK{Dep: &pb.Dep{Key: "k1", Version: x1.Version}})
 	if err := h.m.CheckQuiescent(); err == nil || !strings.Contains(err.Error(), "key k1: stored version 1001 is not stable") {
 		t.Fatalf("x1 and x2 written, not yet stable: CheckQuiescent = %v, want them reported", err)

@@ -132,7 +132,7 @@ func TestSessionDerivesWideAreaFromWANRounds(t *testing.T) {
 			t.Fatalf("wan_rounds %d: %d replies", n, len(r.After.Replies))
 		}
 		rep := r.After.Replies[0]
-		if got, ok := rep.Metrics[protocol.MetricWANRounds]; !ok || got != float64(n) || rep.WideArea != (n > 0) {
+		if got, ok := rep.Metrics.Get(protocol.MetricWANRounds); !ok || got != float64(n) || rep.WideArea != (n > 0) {
 			t.Errorf("wan_rounds %d: metric %v (present %v), WideArea %v", n, got, ok, rep.WideArea)
 		}
 	}

@@ -29,7 +29,7 @@ func TestReadOnlyTransactionsTakeAtMostTwoWideAreaRounds(t *testing.T) {
 			if rep.Err != protocol.OK {
 				return
 			}
-			n, ok := rep.Metrics[protocol.MetricWANRounds]
+			n, ok := rep.Metrics.Get(protocol.MetricWANRounds)
 			if !ok {
 				t.Errorf("%v without wan_rounds", req.Op)
 			}

@@ -44,7 +44,8 @@ type DialOptions struct {
 // ClientConn is a client process's connection to a cluster in one
 // datacenter: a transport that dials the nodes (and gets the replies back
 // on the same streams) and any number of sessions, each a protocol
-// session state machine on its own goroutine.
+// session state machine run by the goroutines that bring it operations
+// and replies, with a goroutine of its own for its timers (direct.go).
 // Its methods are safe for concurrent use.
 type ClientConn struct {
 	cfg   *cluster.Config
@@ -195,16 +196,25 @@ func (c *ClientConn) startSession(token []byte) (*Session, error) {
 		s.sentTo[msg.To] = true
 		c.sendTracked(s.m, msg)
 	}
+	// Registered first, so that replies to what Start sends find it; they
+	// wait for c.mu, held until Start has run.
 	c.sessions[id] = s
+	if err := s.m.startDirect(); err != nil {
+		delete(c.sessions, id)
+		return nil, fmt.Errorf("node: session %s: %w", id, err)
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		err := s.m.run(s.quit, nil)
+		err := s.m.runDirect(s.quit)
 		if err != nil {
 			c.log.Error("session failed", "session", id, "err", err)
 		}
 		s.err = err
-		c.goodbye(id, s.sentTo)
+		s.m.direct.mu.Lock() // no input is handled any more: sentTo is settled
+		sentTo := s.sentTo
+		s.m.direct.mu.Unlock()
+		c.goodbye(id, sentTo)
 		close(s.exited)
 		c.mu.Lock()
 		delete(c.sessions, id)
@@ -269,10 +279,10 @@ func (c *ClientConn) receive(from, to string, msg proto.Message) {
 		return
 	}
 	if r, ok := msg.(*transportpb.Refusal); ok {
-		s.m.box.push(input{kind: inRefused, err: fmt.Errorf("node %s: %s", from, r.Reason)})
+		s.m.handleDirect(input{kind: inRefused, err: fmt.Errorf("node %s: %s", from, r.Reason)})
 		return
 	}
-	s.m.box.push(input{kind: inMessage, from: protocol.NodeID(from), msg: msg})
+	s.m.handleDirect(input{kind: inMessage, from: protocol.NodeID(from), msg: msg})
 }
 
 // goodbye tells every node session id sent to that it has ended, so that
@@ -304,7 +314,8 @@ func (c *ClientConn) Close() error {
 }
 
 // Session is one client session of a ClientConn: the protocol's session
-// state machine running on its own goroutine in this process. It
+// state machine, run in this process by Do's caller and the transport's
+// readers under a lock, its timers on a goroutine of its own (direct.go). It
 // implements client.Conn (package client wraps it). It has at most one
 // operation outstanding; Do waits for the previous one.
 type Session struct {
@@ -315,8 +326,8 @@ type Session struct {
 	exited    chan struct{} // closed when the goroutine has returned
 	closeOnce sync.Once
 	err       error // why the goroutine returned; set before exited is closed
-	// sentTo are the nodes the session sent to (owned by its goroutine),
-	// told Goodbye when it ends.
+	// sentTo are the nodes the session sent to (under the machine's
+	// direct lock), told Goodbye when it ends.
 	sentTo map[protocol.NodeID]bool
 }
 
@@ -358,7 +369,7 @@ func (s *Session) Do(ctx context.Context, req protocol.Request) (protocol.Reply,
 		<-s.busy // the session may take its next operation
 		replies <- result{rep, err}
 	}}
-	if !s.m.box.push(in) {
+	if !s.m.handleDirect(in) {
 		<-s.busy
 		return protocol.Reply{}, s.endErr()
 	}
@@ -428,6 +439,9 @@ func (s *Session) Token(ctx context.Context) ([]byte, error) {
 
 // endErr says why the session's goroutine is gone (or going).
 func (s *Session) endErr() error {
+	if err := s.m.direct.failure(); err != nil { // its goroutine may not have returned yet
+		return fmt.Errorf("node: session %s failed: %w", s.m.id, err)
+	}
 	select {
 	case <-s.exited:
 		if s.err != nil {

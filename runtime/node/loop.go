@@ -156,8 +156,9 @@ func (h *timerHeap) Pop() any {
 }
 
 // machine drives one protocol state machine (a server node or a client
-// session) on one goroutine: everything but box belongs to that goroutine
-// while run runs.
+// session): a server node's on one goroutine, everything but box belonging
+// to that goroutine while run runs; a client session's under its direct
+// lock (direct.go).
 type machine struct {
 	id    protocol.NodeID
 	sm    protocol.Node
@@ -185,6 +186,10 @@ type machine struct {
 	// track follows the messages of a client session's outstanding
 	// operation (unavailable.go); unused by server nodes.
 	track opTrack
+	// direct, set for a client session, runs the state machine on the
+	// goroutines that bring it inputs (direct.go); nil for server nodes,
+	// whose loop batches inputs for group commit.
+	direct *direct
 }
 
 // run starts the state machine and handles its inputs and timers until
@@ -209,14 +214,8 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 			return nil
 		default:
 		}
-		for len(m.timers) > 0 && m.timers[0].at <= m.clock.now() {
-			e := heap.Pop(&m.timers).(timerEntry)
-			if err := m.apply(m.sm.Tick(m.clock.local(), e.token)); err != nil {
-				return err
-			}
-			if err := m.failOpIfLost(); err != nil { // a retransmission refused
-				return err
-			}
+		if err := m.fireTimers(); err != nil {
+			return err
 		}
 		batch = m.box.take(batch[:0])
 		for i, in := range batch {
@@ -257,6 +256,20 @@ func (m *machine) run(stop <-chan struct{}, started func()) error {
 		}
 		wake.Stop() // since Go 1.23 a stopped timer delivers no stale value
 	}
+}
+
+// fireTimers ticks the state machine for every timer due.
+func (m *machine) fireTimers() error {
+	for len(m.timers) > 0 && m.timers[0].at <= m.clock.now() {
+		e := heap.Pop(&m.timers).(timerEntry)
+		if err := m.apply(m.sm.Tick(m.clock.local(), e.token)); err != nil {
+			return err
+		}
+		if err := m.failOpIfLost(); err != nil { // a retransmission refused
+			return err
+		}
+	}
+	return nil
 }
 
 // handle hands one input to the state machine and applies its Ready.

@@ -36,7 +36,7 @@ type opTrack struct {
 
 // sendTracked is a client session's send: it hands m to the client's
 // transport and counts it, and its fate, against the outstanding
-// operation. It runs on the machine's goroutine.
+// operation. It runs with the machine's state (under its direct lock).
 func (c *ClientConn) sendTracked(m *machine, msg protocol.Message) {
 	addr, ok := c.book.addrOf(msg.To)
 	if !ok {

@@ -153,6 +153,7 @@ func defaultKinds() map[string]Class {
 		"MigrateOK":     ClassControl,
 		"ProbeReq":      ClassControl, // §6.2's latency probe, answered at once
 		"ProbeResp":     ClassControl,
+		"ResendReq":     ClassControl, // an MM asks a CC for a write it lost (resend.go)
 
 		// rad (Eiger over replica groups); Replicate, ReplicateAck,
 		// DepCheck and DepOK as fullrep's.

@@ -131,7 +131,7 @@ func (s *Sim) crash(n *simNode) {
 	}
 	n.up = false
 	n.inc++
-	n.sm = nil
+	n.sm, n.recycler = nil, nil
 	n.heard = nil // the restarted node's transport has no route back to any session
 	n.queue.reset()
 	n.engine.Crash(s.faultRg)

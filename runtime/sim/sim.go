@@ -155,11 +155,14 @@ type simNode struct {
 	role    protocol.Role
 	session bool
 	sm      protocol.Node
-	engine  *storage.Mem
-	rng     *rand.Rand // the node's own randomness, handed to the protocol
-	up      bool
-	inc     int
-	skew    time.Duration
+	// recycler is sm when it reuses its Readies (protocol.Recycler):
+	// each Ready goes back to it once applied.
+	recycler protocol.Recycler
+	engine   *storage.Mem
+	rng      *rand.Rand // the node's own randomness, handed to the protocol
+	up       bool
+	inc      int
+	skew     time.Duration
 	// service-time queueing; service is the node's time per input
 	service   time.Duration
 	busyUntil time.Duration
@@ -405,6 +408,7 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 		}
 		n.sm = sm
 	}
+	n.recycler, _ = n.sm.(protocol.Recycler)
 	s.nodes[id] = n
 	s.order = append(s.order, n)
 	s.apply(n, n.sm.Start(s.localNow(n)))
@@ -437,7 +441,9 @@ func (s *Sim) At(t time.Duration, fn func()) {
 	if t < s.now {
 		t = s.now
 	}
-	s.push(&event{at: t, kind: evCall, call: fn})
+	e := s.newEvent()
+	e.at, e.kind, e.call = t, evCall, fn
+	s.push(e)
 }
 
 // RunUntil processes every event due at or before t and leaves the clock
@@ -529,6 +535,7 @@ func (s *Sim) startNode(n *simNode) {
 	n.queue.reset()
 	n.sm = s.cfg.Protocol.NewNode(protocol.NodeConfig{ID: n.id, Role: n.role, Incarnation: uint64(n.inc),
 		Topology: s.topo, Storage: n.engine, Rand: n.rng, Loaded: s.cfg.Loaded})
+	n.recycler, _ = n.sm.(protocol.Recycler)
 	s.apply(n, n.sm.Start(s.localNow(n)))
 }
 
@@ -666,8 +673,11 @@ func (s *Sim) process(n *simNode, e *event) {
 	s.apply(n, r)
 }
 
-// apply carries out a Ready: persistence first, then its effects.
+// apply carries out a Ready of n's current state machine: persistence
+// first, then its effects; the Ready then goes back to the state machine
+// if it recycles them (protocol.Recycler: nothing here keeps its slices).
 func (s *Sim) apply(n *simNode, r protocol.Ready) {
+	rc := n.recycler // the reply callbacks below may not change it, but be sure
 	if len(r.Persist.Writes) > 0 {
 		if n.engine == nil {
 			panic(fmt.Sprintf("sim: session %s asked to persist writes", n.id))
@@ -696,6 +706,9 @@ func (s *Sim) apply(n *simNode, r protocol.Ready) {
 			panic(fmt.Sprintf("sim: session %s replied with no operation outstanding (%v)", n.id, rep.Op))
 		}
 		cb(s.now, rep)
+	}
+	if rc != nil {
+		rc.Recycle(r)
 	}
 }
 

@@ -116,6 +116,10 @@ var cases = []testCase{
 		// DeleteBelow on a missing key is a no-op.
 		apply(t, e, delBelow("nope", 10))
 		wantMissing(t, e, "nope")
+		// A DeleteBelow removes versions the same batch put before it.
+		apply(t, e, put("m", 1, "m1"), put("m", 2, "m2"), delBelow("m", 2))
+		wantMissingAt(t, e, "m", 1)
+		wantGet(t, e, "m", 2, "m2")
 	}},
 	{"Delete", func(t *testing.T, e storage.Engine, _ *bool) {
 		apply(t, e, put("k", 1, "a"), put("k", 2, "b"), put("k", 3, "c"),

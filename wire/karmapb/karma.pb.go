@@ -31,11 +31,23 @@ type Dep struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// program_order marks the writer thread's previous write: the dependent
-	// write may be stored in a ring once it is stored there, and counts as
+	// program_order marks one of the writer thread's earlier writes still in
+	// its write buffer (doc.go, "Pipelined propagation"): the dependent write
+	// may be installed in a ring once it is ready there, and counts as
 	// written once it is written there (its cache invalidations done); a
-	// DepCheck for it is answered at the first.
-	ProgramOrder  bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
+	// DepCheck for it is answered at the first, with its ready time.
+	ProgramOrder bool `protobuf:"varint,3,opt,name=program_order,json=programOrder,proto3" json:"program_order,omitempty"`
+	// installed asks for a put-after dependency to be installed (readable)
+	// in the ring rather than written: what the dependent write needs to
+	// become ready; it counts as written only once the dependency is
+	// written there too (doc.go, "Pipelined propagation").
+	Installed bool `protobuf:"varint,4,opt,name=installed,proto3" json:"installed,omitempty"`
+	// self_written asks for one of the writer thread's earlier buffered
+	// writes (program order) to be written itself in the ring: installed,
+	// its cache invalidations acknowledged and its put-after dependencies
+	// written, whether or not its own earlier writes are (the dependent
+	// write waits for those itself: doc.go, "Pipelined propagation").
+	SelfWritten   bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +99,20 @@ func (x *Dep) GetVersion() uint64 {
 func (x *Dep) GetProgramOrder() bool {
 	if x != nil {
 		return x.ProgramOrder
+	}
+	return false
+}
+
+func (x *Dep) GetInstalled() bool {
+	if x != nil {
+		return x.Installed
+	}
+	return false
+}
+
+func (x *Dep) GetSelfWritten() bool {
+	if x != nil {
+		return x.SelfWritten
 	}
 	return false
 }
@@ -933,8 +959,13 @@ func (x *Stable) GetClock() uint64 {
 // DepCheck: MM -> the MM owning dep.key in the same ring; DepOK is the
 // answer once that version is committed there.
 type DepCheck struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dep           *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Dep   *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
+	// lost marks the waiter's paced re-asks of a dependency it has waited
+	// for too long (resend.go): the dependency's MM, if it has never seen
+	// that version, asks the CC that minted it to send it again
+	// (ResendReq).
+	Lost          bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -976,12 +1007,23 @@ func (x *DepCheck) GetDep() *Dep {
 	return nil
 }
 
+func (x *DepCheck) GetLost() bool {
+	if x != nil {
+		return x.Lost
+	}
+	return false
+}
+
 // DepOK: the answer to DepCheck.
 type DepOK struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Dep   *Dep                   `protobuf:"bytes,1,opt,name=dep,proto3" json:"dep,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock         uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	Clock uint64 `protobuf:"varint,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	// ready is, for a program-order dependency, the commit-clock time at
+	// which the write became ready in the ring (doc.go, "Pipelined
+	// propagation"): the same number to every MM that asks.
+	Ready         uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1026,6 +1068,13 @@ func (x *DepOK) GetDep() *Dep {
 func (x *DepOK) GetClock() uint64 {
 	if x != nil {
 		return x.Clock
+	}
+	return 0
+}
+
+func (x *DepOK) GetReady() uint64 {
+	if x != nil {
+		return x.Ready
 	}
 	return 0
 }
@@ -1671,15 +1720,83 @@ func (x *ProbeResp) GetId() uint64 {
 	return 0
 }
 
+// ResendReq: an MM -> the CC that minted a version (its low bits name
+// the CC), when another MM of the ring has long waited for that version
+// (DepCheck.lost) and this MM has never seen it (it was lost in a crash):
+// the CC sends the write to the ring at once if it is still buffered and
+// unacknowledged there (resend.go: a read held behind it waits a few
+// round trips, not the CC's backed-off retransmission).
+type ResendReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ring          int32                  `protobuf:"varint,1,opt,name=ring,proto3" json:"ring,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendReq) Reset() {
+	*x = ResendReq{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendReq) ProtoMessage() {}
+
+func (x *ResendReq) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendReq.ProtoReflect.Descriptor instead.
+func (*ResendReq) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ResendReq) GetRing() int32 {
+	if x != nil {
+		return x.Ring
+	}
+	return 0
+}
+
+func (x *ResendReq) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ResendReq) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"V\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\x97\x01\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
-	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\"N\n" +
+	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
+	"\tinstalled\x18\x04 \x01(\bR\tinstalled\x12!\n" +
+	"\fself_written\x18\x05 \x01(\bR\vselfWritten\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
@@ -1748,12 +1865,14 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\"4\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"H\n" +
 	"\bDepCheck\x12(\n" +
-	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\"G\n" +
+	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
+	"\x04lost\x18\x02 \x01(\bR\x04lost\"]\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
-	"\x05clock\x18\x02 \x01(\x04R\x05clock\"3\n" +
+	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
+	"\x05ready\x18\x03 \x01(\x04R\x05ready\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
@@ -1799,7 +1918,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\bProbeReq\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x1b\n" +
 	"\tProbeResp\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02idB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
+	"\x02id\x18\x01 \x01(\x04R\x02id\"K\n" +
+	"\tResendReq\x12\x12\n" +
+	"\x04ring\x18\x01 \x01(\x05R\x04ring\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversionB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
 
 var (
 	file_proto_causeway_karma_v1_karma_proto_rawDescOnce sync.Once
@@ -1813,7 +1936,7 @@ func file_proto_causeway_karma_v1_karma_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_karma_v1_karma_proto_rawDescData
 }
 
-var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*Dep)(nil),           // 0: causeway.karma.v1.Dep
 	(*ClientGet)(nil),     // 1: causeway.karma.v1.ClientGet
@@ -1838,6 +1961,7 @@ var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*ClientAdopt)(nil),   // 20: causeway.karma.v1.ClientAdopt
 	(*ProbeReq)(nil),      // 21: causeway.karma.v1.ProbeReq
 	(*ProbeResp)(nil),     // 22: causeway.karma.v1.ProbeResp
+	(*ResendReq)(nil),     // 23: causeway.karma.v1.ResendReq
 }
 var file_proto_causeway_karma_v1_karma_proto_depIdxs = []int32{
 	4, // 0: causeway.karma.v1.ClientReply.reads:type_name -> causeway.karma.v1.TxnRead
@@ -1862,7 +1986,7 @@ func file_proto_causeway_karma_v1_karma_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_karma_v1_karma_proto_rawDesc), len(file_proto_causeway_karma_v1_karma_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
