@@ -145,6 +145,7 @@ func (r *Recorder) fillPerDC(res *Result, seconds float64) {
 // cannot observe it (a live cluster seen from its clients).
 func (res *Result) dropVisibility() {
 	res.VisibilityMs, res.VisibilityFromIssueMs, res.VisibilityBoundMs, res.VisibilityRatio = nil, nil, nil, nil
+	res.VisibilityBoundQueuedMs, res.VisibilityRatioQueued, res.VisibilityBreakdownMs = nil, nil, nil
 	for _, d := range res.PerDC {
 		d.VisibilityMs, d.VisibilityFromIssueMs, d.VisibilityBoundMs, d.VisibilityRatio = nil, nil, nil, nil
 	}

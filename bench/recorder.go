@@ -45,6 +45,11 @@ type Recorder struct {
 	// processing is the least processing time a write needs, added to
 	// each write's visibility bound (SetProcessing).
 	processing time.Duration
+	// load counts the inputs' sojourn at each node (nil unless
+	// measureSojourn), and visWrites keeps the recorded writes for the
+	// queued visibility bound (sojourn.go).
+	load      *sojourns
+	visWrites []visWrite
 	// warmup: operations issued before it are left out (SetWarmup).
 	warmup time.Duration
 }
@@ -191,6 +196,7 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.LocalFraction = r.all.localFraction()
 	res.AllLocalFraction = r.all.allLocalFraction()
 	r.vis.fill(visFields{&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs, &res.VisibilityRatio})
+	r.fillQueued(res)
 	if r.gets > 0 {
 		f := round3(float64(r.getData) / float64(r.gets))
 		res.GetDataFraction = &f

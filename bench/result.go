@@ -138,12 +138,22 @@ type Result struct {
 	// writes, the one-way delay from the writer's DC to the farthest DC the
 	// write must reach plus the least processing, and VisibilityRatio each
 	// write's visibility from issue over its bound (bench/visibility.go).
-	VisibilityFromIssueMs *Percentiles       `json:"visibility_from_issue_ms,omitempty"`
-	VisibilityBoundMs     *Percentiles       `json:"visibility_bound_ms,omitempty"`
-	VisibilityRatio       *Ratio             `json:"visibility_ratio,omitempty"`
-	ProtocolMetrics       map[string]float64 `json:"protocol_metrics,omitempty"`
-	WANBytes              *int64             `json:"wan_bytes,omitempty"`
-	Messages              *int64             `json:"messages,omitempty"`
+	VisibilityFromIssueMs *Percentiles `json:"visibility_from_issue_ms,omitempty"`
+	VisibilityBoundMs     *Percentiles `json:"visibility_bound_ms,omitempty"`
+	VisibilityRatio       *Ratio       `json:"visibility_ratio,omitempty"`
+	// VisibilityBoundQueuedMs (simulations with a service time) is the
+	// bound with processing as the run measured it: the sojourn (queue
+	// wait + service) at the node taking the write and at the storing
+	// replica around the write, instead of one service time each;
+	// VisibilityRatioQueued is visibility from issue over it, and
+	// VisibilityBreakdownMs splits visibility from issue into network,
+	// queue, service and protocol (bench/sojourn.go).
+	VisibilityBoundQueuedMs *Percentiles         `json:"visibility_bound_queued_ms,omitempty"`
+	VisibilityRatioQueued   *Ratio               `json:"visibility_ratio_queued,omitempty"`
+	VisibilityBreakdownMs   *VisibilityBreakdown `json:"visibility_breakdown_ms,omitempty"`
+	ProtocolMetrics         map[string]float64   `json:"protocol_metrics,omitempty"`
+	WANBytes                *int64               `json:"wan_bytes,omitempty"`
+	Messages                *int64               `json:"messages,omitempty"`
 	// UnroutedReplies (simulations only) counts the messages a server node
 	// sent to a session that had sent that node nothing since it started:
 	// the live runtime has no route back to such a session and drops them

@@ -121,6 +121,11 @@ func RunSim(spec SimSpec) (*Result, error) {
 	rec := NewRecorder(spec.Protocol, spec.Topology)
 	rec.SetProcessing(2 * spec.ServiceTime)
 	rec.SetWarmup(spec.Warmup)
+	var served func(time.Duration, protocol.NodeID, bool, time.Duration, time.Duration)
+	if spec.ServiceTime > 0 {
+		rec.measureSojourn()
+		served = rec.Served
+	}
 	if spec.Timeline > 0 {
 		rec.RecordTimeline(spec.Timeline, spec.Duration)
 	}
@@ -131,6 +136,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 		Topology: spec.Topology, Protocol: spec.Protocol, Seed: spec.Seed,
 		Jitter: spec.Jitter, ServiceTime: spec.ServiceTime, Cost: spec.Cost, OpTimeout: spec.OpTimeout,
 		Faults: spec.Faults, Observer: rec, Loaded: spec.loaded(), CheckShared: spec.CheckShared,
+		Served: served,
 	})
 	if err != nil {
 		return nil, err

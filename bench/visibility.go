@@ -181,6 +181,9 @@ func (r *Recorder) maybeDone(id string, st *visState) {
 	ack, issue := max(st.last-st.ackAt, 0), max(st.last-st.issueAt, 0)
 	r.vis.record(ack, issue, bound)
 	r.dc(st.dc).vis.record(ack, issue, bound)
+	if r.load != nil {
+		r.visWrites = append(r.visWrites, visWrite{issueAt: st.issueAt, fromIssue: issue, dc: st.dc, key: st.key})
+	}
 	delete(r.writes, id)
 	if st.version != 0 {
 		delete(r.versions, verKey{st.key, st.version})

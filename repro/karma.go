@@ -221,6 +221,9 @@ func karma(opts Options) (*karmaRunner, error) {
 	if err := k.saturation(); err != nil {
 		return nil, err
 	}
+	if err := k.breakdownRuns(); err != nil {
+		return nil, err
+	}
 	if err := k.mixesAndLoads(); err != nil {
 		return nil, err
 	}
@@ -281,6 +284,28 @@ func (k *karmaRunner) saturation() error {
 				break
 			}
 			prev = r
+		}
+	}
+	return nil
+}
+
+// breakdownProtos are the protocols whose visibility Fig. 7's breakdown
+// follows at every thread count of the sweep plan.
+var breakdownProtos = []string{"karma", "cops-pr", "cops"}
+
+// breakdownRuns runs breakdownProtos at the thread counts of the sweep
+// plan their own sweep stopped below (COPS saturates first), so that the
+// visibility breakdown covers every count.
+func (k *karmaRunner) breakdownRuns() error {
+	for _, p := range breakdownProtos {
+		for _, n := range k.sweepPlan() {
+			if k.find(p, "ycsb-95-5", n) != nil {
+				continue
+			}
+			k.total++
+			if _, err := k.simNamed(p, "ycsb-95-5", n); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

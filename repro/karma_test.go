@@ -68,7 +68,9 @@ func TestKarmaReportHasEveryFigure(t *testing.T) {
 	}
 	report := string(data)
 	for _, want := range []string{
-		"## Fig. 7", "+43%", "visibility / bound p50, p99", "## Figs. 8 and 9", "### Fig. 8", "### Fig. 9", "120 s", "from 1s to 2s",
+		"## Fig. 7", "+43%", "visibility / bound p50, p99", "visibility / queued bound p50, p99",
+		"### Where a write's visibility goes", "| karma | 16 |", "| cops | 32 |", "of the queueing-free bound;",
+		"of the queued bound.", "## Figs. 8 and 9", "### Fig. 8", "### Fig. 9", "120 s", "from 1s to 2s",
 		"## Fig. 10", "+32%", "## Fig. 11", "< 0.02", "measured W p50 | model q(T, W)", "## Fig. 12", "~0.77",
 		"## §6.4", "CAPEX", "OPEX", "32–43%", "8–26%", "14%", "1,645 B",
 		"## §6.5", "within 13%", "## Where and why we differ",
@@ -137,6 +139,48 @@ func TestSaturationSweepStopsWhenThroughputStopsRising(t *testing.T) {
 	}
 	if want := 2*len(k.sweepPlan()) - 3 - 1; k.total != want {
 		t.Errorf("progress total %d after the sweep, want %d", k.total, want)
+	}
+}
+
+// TestBreakdownRunsFillTheSweepPlan: the visibility breakdown's
+// protocols run at every thread count of the plan their own sweep skipped,
+// and the progress total counts those runs.
+func TestBreakdownRunsFillTheSweepPlan(t *testing.T) {
+	thr := map[string]map[int]float64{
+		"cops":     {256: 1000, 512: 1050},
+		"karma":    {256: 1000, 512: 2000, 1024: 4000, 2048: 8000, 4096: 16000},
+		"karma-nc": {256: 1000, 512: 1000},
+		"cops-pr":  {256: 1000, 512: 2000, 1024: 2100},
+	}
+	k := &karmaRunner{runner: runner{opts: Options{}.withDefaults()}, protos: []string{"cops", "karma", "karma-nc", "cops-pr"}}
+	k.total = len(k.protos) * len(k.sweepPlan())
+	k.simulate = func(s spec) (*run, error) {
+		r := &run{protocol: s.protocol, workload: s.workload.Name, threads: s.threads, res: &bench.Result{ThroughputOpsS: thr[s.protocol][s.threads]}}
+		k.runs = append(k.runs, r)
+		return r, nil
+	}
+	if err := k.saturation(); err != nil {
+		t.Fatal(err)
+	}
+	before := len(k.runs)
+	if err := k.breakdownRuns(); err != nil {
+		t.Fatal(err)
+	}
+	if added := len(k.runs) - before; added != 5 { // cops 1024, 2048, 4096; cops-pr 2048, 4096
+		t.Errorf("%d breakdown runs, want 5", added)
+	}
+	for _, p := range breakdownProtos {
+		for _, n := range k.sweepPlan() {
+			if k.find(p, "ycsb-95-5", n) == nil {
+				t.Errorf("no %s run at %d threads", p, n)
+			}
+		}
+	}
+	if k.find("karma-nc", "ycsb-95-5", 1024) != nil {
+		t.Errorf("karma-nc ran at 1024 threads for the breakdown")
+	}
+	if want := 4*len(k.sweepPlan()) - 3 - 3 - 2 + 5; k.total != want {
+		t.Errorf("progress total %d, want %d", k.total, want)
 	}
 }
 

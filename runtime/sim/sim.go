@@ -86,6 +86,13 @@ type Config struct {
 	// SharedIntact; a body that changed panics (or is SharedIntact's
 	// error), naming its receiver.
 	CheckShared bool
+	// Served, when set, is told about each input a server node with a
+	// service time starts serving: when (virtual time), the node, whether
+	// the input is a message from a client session, how long it waited in
+	// the node's queue since it arrived (a held message: since it first
+	// arrived) and its service time. A measurement hook (bench's queued
+	// visibility bound); it must not call back into the Sim.
+	Served func(at time.Duration, node protocol.NodeID, client bool, wait, service time.Duration)
 }
 
 // Stats counts what the network did.
@@ -652,7 +659,11 @@ func (s *Sim) process(n *simNode, e *event) {
 		r = n.sm.(protocol.Session).Submit(now, req)
 	}
 	if !n.session && n.service > 0 {
-		n.busyUntil = s.now + s.cost(n, e)
+		c := s.cost(n, e)
+		n.busyUntil = s.now + c
+		if s.cfg.Served != nil {
+			s.cfg.Served(s.now, n.id, e.kind == evDeliver && e.src.session, s.now-e.at, c)
+		}
 		if n.queue.len() > 0 {
 			s.scheduleWake(n)
 		}

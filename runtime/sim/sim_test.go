@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -268,6 +269,29 @@ func TestServiceTimeQueuesInputs(t *testing.T) {
 		if *d != want {
 			t.Errorf("op %d acked at %v, want %v", i, *d, want)
 		}
+	}
+}
+
+// TestServedReportsWaitAndService: the Served hook sees each input a
+// server starts, with its queue wait, its service time and whether a
+// client sent it.
+func TestServedReportsWaitAndService(t *testing.T) {
+	e := newEcho()
+	var got []string
+	s, _ := New(Config{Topology: local3(t), Protocol: e, Seed: 1, Jitter: -1, ServiceTime: 10 * time.Millisecond,
+		Served: func(at time.Duration, node protocol.NodeID, client bool, wait, service time.Duration) {
+			if node == "a/s0" {
+				got = append(got, fmt.Sprintf("%v %v %v %v", at, client, wait, service))
+			}
+		}})
+	for i := 0; i < 3; i++ {
+		c, _ := s.AddSession("a", fmt.Sprintf("c%d", i))
+		put(t, s, c, fmt.Sprintf("v%d", i))
+	}
+	s.RunUntil(time.Second)
+	want := []string{"250µs true 0s 10ms", "10.25ms true 10ms 10ms", "20.25ms true 20ms 10ms"}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("a/s0 served %q, want %q first", got, want)
 	}
 }
 
