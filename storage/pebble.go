@@ -36,6 +36,7 @@ type Pebble struct {
 	closed   bool
 	inflight int // operations using db
 	db       *pebble.DB
+	closeAIO func() error // releases the AIO syncer, if the store has one
 
 	// wmu serializes the Applies that write. known is, for keys that a
 	// DeleteBelow read or pruned, their live versions as of the last
@@ -69,14 +70,20 @@ func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
 	} else {
 		po.LoggerAndTracer = quietLogger{}
 	}
+	var closeAIO func() error
 	if po.FS == nil {
-		po.FS = vfs.Default
+		// The real disk, its files synced through AIO where there is
+		// some (aiosync_linux.go).
+		po.FS, closeAIO = openAIO(vfs.Default)
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if closeAIO != nil {
+			_ = closeAIO()
+		}
 		return nil, fmt.Errorf("storage: open pebble store %q: %w", dir, err)
 	}
-	p := &Pebble{db: db}
+	p := &Pebble{db: db, closeAIO: closeAIO}
 	p.idle.L = &p.mu
 	return p, nil
 }
@@ -456,7 +463,11 @@ func (p *Pebble) Close() error {
 		p.idle.Wait()
 	}
 	p.mu.Unlock()
-	return p.db.Close()
+	err := p.db.Close()
+	if p.closeAIO != nil {
+		err = errors.Join(err, p.closeAIO())
+	}
+	return err
 }
 
 // Key encoding.
