@@ -7,9 +7,13 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestAIOSyncer(t *testing.T) {
+	if n, m := unsafe.Sizeof(iocb{}), unsafe.Sizeof(ioEvent{}); n != 64 || m != 32 {
+		t.Fatalf("struct iocb is %d bytes and struct io_event %d, want 64 and 32", n, m)
+	}
 	s, err := newAIOSyncer()
 	if err != nil {
 		t.Skipf("no AIO here: %v", err)
