@@ -36,6 +36,17 @@ type Pebble struct {
 	closed   bool
 	inflight int // operations using db
 	db       *pebble.DB
+	closeAIO func() error // releases the AIO syncer, if the store has one
+
+	// wmu serializes the Applies that write. known is, for keys that a
+	// DeleteBelow read or pruned, their live versions as of the last
+	// commit, so that the next DeleteBelow deletes them without reading
+	// the key (an iterator steps over every deleted version of the key
+	// still in the memtable: thousands for a key written often); pending
+	// is what the Apply in progress learns. Both belong to wmu's holder.
+	wmu     sync.Mutex
+	known   map[string]liveVersions
+	pending map[string]pendingVersions
 }
 
 var _ Engine = (*Pebble)(nil)
@@ -59,14 +70,20 @@ func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
 	} else {
 		po.LoggerAndTracer = quietLogger{}
 	}
+	var closeAIO func() error
 	if po.FS == nil {
-		po.FS = vfs.Default
+		// The real disk, its files synced through AIO where there is
+		// some (aiosync_linux.go).
+		po.FS, closeAIO = openAIO(vfs.Default)
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if closeAIO != nil {
+			_ = closeAIO()
+		}
 		return nil, fmt.Errorf("storage: open pebble store %q: %w", dir, err)
 	}
-	p := &Pebble{db: db}
+	p := &Pebble{db: db, closeAIO: closeAIO}
 	p.idle.L = &p.mu
 	return p, nil
 }
@@ -209,6 +226,9 @@ func (p *Pebble) Scan(prefix string, fn func(Record) error) (err error) {
 // DB.LogData, with pebble.Sync: the write-ahead log is synced up to it).
 // The node host's group commit (runtime/node) relies on it, calling it
 // while other goroutines keep applying unsynced writes.
+//
+// Applies that write are serialized (p.wmu), so that the versions they
+// remember (known) follow the order of the commits.
 func (p *Pebble) Apply(writes []Write, sync bool) error {
 	if err := p.acquire(); err != nil {
 		return err
@@ -220,8 +240,82 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 		}
 		return p.db.LogData(nil, pebble.Sync)
 	}
-	b := p.newBatch(writes)
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	err := p.apply(writes, sync, false)
+	if errors.Is(err, errNeedIndex) {
+		err = p.apply(writes, sync, true)
+	}
+	return err
+}
+
+// errNeedIndex is apply's way of asking to be run again with an indexed
+// batch: a DeleteBelow on a key whose versions it no longer knew had to
+// read them.
+var errNeedIndex = errors.New("storage: indexed batch needed")
+
+// maxKnown bounds how many keys' versions the store remembers
+// (Pebble.known); past it, it forgets them all and learns them again.
+const maxKnown = 1 << 16
+
+// liveVersions are the versions of one key stored live (not deleted), when
+// there are at most len(v) of them.
+type liveVersions struct {
+	n uint8
+	v [2]Version
+}
+
+// add records a put of version v; it reports false when the key would
+// have more live versions than liveVersions holds.
+func (l *liveVersions) add(v Version) bool {
+	for _, x := range l.v[:l.n] {
+		if x == v {
+			return true
+		}
+	}
+	if int(l.n) == len(l.v) {
+		return false
+	}
+	l.v[l.n] = v
+	l.n++
+	return true
+}
+
+// pendingVersions is what one Apply learns about a key, kept until its
+// batch commits: its live versions (known), or that they are unknown.
+type pendingVersions struct {
+	live  liveVersions
+	known bool
+}
+
+// apply fills one batch with writes and commits it. DeleteBelow finds the
+// versions it deletes from p.known when the key's live versions are known
+// (a plain batch: no read), and otherwise reads them from the store and
+// the batch (an indexed batch: deleteVersions) and learns them. Delete
+// always reads. Without indexed it returns errNeedIndex when it would
+// have to read, before committing anything.
+func (p *Pebble) apply(writes []Write, sync, indexed bool) error {
+	if !indexed {
+		indexed = p.needsIndex(writes)
+	}
+	var b *pebble.Batch
+	if indexed {
+		b = p.db.NewIndexedBatch()
+	} else {
+		b = p.db.NewBatch()
+	}
 	defer b.Close()
+	if p.pending == nil {
+		p.pending = map[string]pendingVersions{}
+	}
+	clear(p.pending)
+	lookup := func(key string) pendingVersions {
+		if pv, ok := p.pending[key]; ok {
+			return pv
+		}
+		live, ok := p.known[key]
+		return pendingVersions{live: live, known: ok}
+	}
 	var buf []byte
 	for _, w := range writes {
 		var err error
@@ -229,17 +323,47 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 		switch w.Kind {
 		case Put:
 			err = b.Set(appendVersion(buf, w.Version), w.Value, nil)
+			if pv := lookup(w.Key); pv.known {
+				pv.known = pv.live.add(w.Version)
+				p.pending[w.Key] = pv
+			}
 		case DeleteBelow:
 			if w.Version == 0 {
 				continue
 			}
-			// Versions < w.Version encode after (key, w.Version-1), up
-			// to the end of the key's range.
-			n := len(buf)
-			buf = appendVersion(buf, w.Version-1)
-			err = deleteVersions(b, buf, keyPrefixEnd(buf[:n]))
+			pv := lookup(w.Key)
+			if pv.known {
+				var keep liveVersions
+				for _, v := range pv.live.v[:pv.live.n] {
+					if v >= w.Version {
+						keep.add(v)
+					} else if err = b.Delete(appendVersion(buf, v), nil); err != nil {
+						break
+					}
+				}
+				p.pending[w.Key] = pendingVersions{live: keep, known: true}
+				break
+			}
+			if !indexed {
+				return errNeedIndex
+			}
+			var live []Version
+			live, err = deleteVersions(b, buf, keyPrefixEnd(buf), w.Version)
+			pv = pendingVersions{known: true}
+			for _, v := range live {
+				if !pv.live.add(v) {
+					pv.known = false
+				}
+			}
+			p.pending[w.Key] = pv
 		case Delete:
-			err = b.DeleteRange(buf, keyPrefixEnd(buf), nil)
+			if !indexed {
+				return errNeedIndex
+			}
+			_, err = deleteVersions(b, buf, keyPrefixEnd(buf), ^Version(0))
+			// Forgotten rather than known empty: most deleted keys
+			// (a cops server's r/ records) are never written again.
+			p.pending[w.Key] = pendingVersions{}
 		default:
 			err = fmt.Errorf("storage: unknown write kind %d", w.Kind)
 		}
@@ -251,47 +375,79 @@ func (p *Pebble) Apply(writes []Write, sync bool) error {
 	if sync {
 		opts = pebble.Sync
 	}
-	return b.Commit(opts)
-}
-
-// newBatch returns the batch Apply fills with writes: an indexed one when
-// a DeleteBelow must find the versions it deletes, among them those the
-// same batch puts (deleteVersions).
-func (p *Pebble) newBatch(writes []Write) *pebble.Batch {
-	for _, w := range writes {
-		if w.Kind == DeleteBelow && w.Version != 0 {
-			return p.db.NewIndexedBatch()
-		}
-	}
-	return p.db.NewBatch()
-}
-
-// deleteVersions deletes, one point tombstone each, the entries of b's
-// view (the store and the batch's earlier writes) in [lower, upper): a
-// DeleteBelow's older versions of one key. A range deletion would need no
-// read, but every replicated write carries a DeleteBelow, and thousands of
-// range tombstones in the memtable and in each flushed table cost every
-// later write, read and compaction more than the seek this costs: a key
-// has one or two stored versions, each deleted once (docs/performance.md,
-// "Point deletions").
-func deleteVersions(b *pebble.Batch, lower, upper []byte) error {
-	it, err := b.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
+	if err := b.Commit(opts); err != nil {
+		clear(p.known) // whatever the batch did, nothing is learnt from it
 		return err
 	}
-	var victims [][]byte
-	for ok := it.First(); ok; ok = it.Next() {
-		victims = append(victims, bytes.Clone(it.Key()))
+	if p.known == nil || len(p.known)+len(p.pending) > maxKnown {
+		p.known = make(map[string]liveVersions, len(p.pending))
 	}
-	if err := it.Close(); err != nil {
-		return err
-	}
-	for _, k := range victims {
-		if err := b.Delete(k, nil); err != nil {
-			return err
+	for k, pv := range p.pending {
+		if pv.known {
+			p.known[k] = pv.live
+		} else {
+			delete(p.known, k)
 		}
 	}
 	return nil
+}
+
+// needsIndex reports whether writes must go into an indexed batch: a
+// Delete, or a DeleteBelow of a key whose live versions p.known does not
+// hold, reads the key's versions.
+func (p *Pebble) needsIndex(writes []Write) bool {
+	for _, w := range writes {
+		switch w.Kind {
+		case Delete:
+			return true
+		case DeleteBelow:
+			if _, ok := p.known[w.Key]; !ok && w.Version != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deleteVersions deletes, one point tombstone each, the entries of b's
+// view (the store and the batch's earlier writes) in [lower, upper) whose
+// versions are below below: a
+// DeleteBelow's older versions of one key, or a Delete's every version.
+// A range deletion would need no read, but every replicated write carries
+// a DeleteBelow, and thousands of range tombstones in the memtable and in
+// each flushed table cost every later write, read and compaction more
+// than the seek this costs: a key has one or two stored versions, each
+// deleted once (docs/performance.md, "Point deletions"). It returns the
+// versions at or above below that it left. Delete too: a
+// cops server deletes an outgoing write's record once every replica has
+// it, and each range deletion added to the memtable made the next
+// iterator on it (the next put's DeleteBelow) fragment every range
+// deletion the memtable held again: 13% of a live node's CPU, growing
+// with the memtable (BenchmarkPebbleServerWrites: 1.36 ms -> 16 µs per
+// step).
+func deleteVersions(b *pebble.Batch, lower, upper []byte, below Version) (live []Version, err error) {
+	it, err := b.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	var victims [][]byte
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if v := ^binary.BigEndian.Uint64(k[len(k)-8:]); v >= below {
+			live = append(live, v)
+			continue
+		}
+		victims = append(victims, bytes.Clone(k))
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	for _, k := range victims {
+		if err := b.Delete(k, nil); err != nil {
+			return nil, err
+		}
+	}
+	return live, nil
 }
 
 // Close implements Engine. It waits for operations in progress, then closes
@@ -307,7 +463,11 @@ func (p *Pebble) Close() error {
 		p.idle.Wait()
 	}
 	p.mu.Unlock()
-	return p.db.Close()
+	err := p.db.Close()
+	if p.closeAIO != nil {
+		err = errors.Join(err, p.closeAIO())
+	}
+	return err
 }
 
 // Key encoding.

@@ -31,6 +31,85 @@ func TestPebbleConformance(t *testing.T) {
 	})
 }
 
+// TestPebbleKnownVersions checks the versions Pebble remembers per key
+// (so that a DeleteBelow need not read them) against a model: few keys,
+// many versions each, long batches mixing puts of old and new versions,
+// DeleteBelows and Deletes (so that a key's versions overflow what it
+// remembers within a batch), and batches rejected for an unknown kind
+// (whose writes must be forgotten), every version of every key checked
+// after each batch.
+func TestPebbleKnownVersions(t *testing.T) {
+	p := openPebble(t, "db", vfs.NewMem())
+	defer p.Close()
+	rng := rand.New(rand.NewPCG(3, 9))
+	keys := []string{"d/a", "d/b", "t/1"}
+	const versions = 8
+	model := map[string]map[storage.Version]string{}
+	for step := range 3000 {
+		var ws []storage.Write
+		for n := 1 + rng.IntN(6); n > 0; n-- {
+			w := storage.Write{Key: keys[rng.IntN(len(keys))], Version: storage.Version(rng.IntN(versions))}
+			switch r := rng.IntN(20); {
+			case r < 11:
+				w.Kind, w.Value = storage.Put, []byte(fmt.Sprint(step))
+			case r < 19:
+				w.Kind = storage.DeleteBelow
+			default:
+				w.Kind = storage.Delete
+			}
+			ws = append(ws, w)
+		}
+		reject := rng.IntN(10) == 0
+		if reject {
+			ws = append(ws, storage.Write{Kind: storage.Delete + 1, Key: keys[0]})
+		}
+		err := p.Apply(ws, false)
+		if reject {
+			if err == nil {
+				t.Fatalf("step %d: batch with an unknown kind applied", step)
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range ws {
+				switch w.Kind {
+				case storage.Put:
+					if model[w.Key] == nil {
+						model[w.Key] = map[storage.Version]string{}
+					}
+					model[w.Key][w.Version] = string(w.Value)
+				case storage.DeleteBelow:
+					for v := range model[w.Key] {
+						if v < w.Version {
+							delete(model[w.Key], v)
+						}
+					}
+				case storage.Delete:
+					delete(model, w.Key)
+				}
+			}
+		}
+		for _, k := range keys {
+			for at := range storage.Version(versions) {
+				want, found := storage.Version(0), false
+				for v := range model[k] {
+					if v <= at && (!found || v > want) {
+						want, found = v, true
+					}
+				}
+				got, ok, err := p.GetAt(k, at)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != found || (found && (got.Version != want || string(got.Value) != model[k][want])) {
+					t.Fatalf("step %d (%v): GetAt(%q, %d) = %v %v, want version %d %v", step, ws, k, at, got, ok, want, found)
+				}
+			}
+		}
+	}
+}
+
 func TestPebbleReopen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	p := openPebble(t, dir, nil)
@@ -206,6 +285,24 @@ func BenchmarkPebbleApply(b *testing.B) {
 	}
 }
 
+// BenchmarkPebbleApplyHotKey writes one key again and again, as a cops
+// server writes its stored frontier (a t/ record, a Put and a DeleteBelow
+// per pruning): the key's deleted versions pile up in the memtable.
+func BenchmarkPebbleApplyHotKey(b *testing.B) {
+	p := openPebble(b, "db", vfs.NewMem())
+	defer p.Close()
+	ws := make([]storage.Write, 2)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		v := storage.Version(i + 1)
+		ws[0] = storage.Write{Kind: storage.Put, Key: "t/1", Version: v}
+		ws[1] = storage.Write{Kind: storage.DeleteBelow, Key: "t/1", Version: v}
+		if err := p.Apply(ws, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkPebbleGet(b *testing.B) {
 	p := openPebble(b, "db", vfs.NewMem())
 	defer p.Close()
@@ -254,6 +351,38 @@ func BenchmarkPebbleGetAfterReplicatedWrites(b *testing.B) {
 	for b.Loop() {
 		if _, found, err := p.Get(fmt.Sprintf("key/%04d", rng.IntN(keys))); err != nil || !found {
 			b.Fatal(found, err)
+		}
+	}
+}
+
+// BenchmarkPebbleServerWrites applies a cops server's writes, one Apply
+// per protocol step: a put (its value, the DeleteBelow of the key's older
+// versions and its outgoing-replication record), and, a few steps later,
+// the record's Delete once every replica has acknowledged it. Each Delete
+// must not make the next step's DeleteBelow slower (as range deletions
+// in the memtable did: every one re-fragmented them all).
+func BenchmarkPebbleServerWrites(b *testing.B) {
+	p := openPebble(b, "db", vfs.NewMem())
+	defer p.Close()
+	const keys, lag = 1024, 8
+	value := make([]byte, 200)
+	put := make([]storage.Write, 3)
+	del := make([]storage.Write, 1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := fmt.Sprintf("d/key%04d", i%keys)
+		v := storage.Version(i + 1)
+		put[0] = storage.Write{Kind: storage.Put, Key: k, Version: v, Value: value}
+		put[1] = storage.Write{Kind: storage.DeleteBelow, Key: k, Version: v}
+		put[2] = storage.Write{Kind: storage.Put, Key: fmt.Sprintf("r/%d", i), Value: value}
+		if err := p.Apply(put, false); err != nil {
+			b.Fatal(err)
+		}
+		if i >= lag {
+			del[0] = storage.Write{Kind: storage.Delete, Key: fmt.Sprintf("r/%d", i-lag)}
+			if err := p.Apply(del, false); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
