@@ -288,9 +288,10 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 // not a set: one per DC, each a different node).
 func (s *server) otherReplicas(key string) []protocol.NodeID {
 	out := make([]protocol.NodeID, 0, len(s.topo.Datacenters))
+	h := topology.KeyHash(key) // once for every DC's ring
 	for i, d := range s.topo.Datacenters {
 		if d.Name != s.dc {
-			out = append(out, s.all[i].owner(key))
+			out = append(out, s.all[i].ownerAt(h))
 		}
 	}
 	slices.Sort(out)
@@ -459,8 +460,9 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 		return
 	}
 	s.store[key] = entry{value: value, version: version}
-	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: version, Value: value}, true)
-	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: version}, true)
+	dk := "d/" + key // one string for both writes
+	r.Write(storage.Write{Kind: storage.Put, Key: dk, Version: version, Value: value}, true)
+	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: dk, Version: version}, true)
 	r.VisibleVersion(key, value, version)
 }
 
