@@ -173,8 +173,27 @@ type simNode struct {
 	req     protocol.Request
 	onReply func(now time.Duration, rep protocol.Reply)
 	// heard are the sessions a server node has received a message from
-	// since it last started: the only sessions it can send to (Stats.NoRoute).
-	heard map[*simNode]struct{}
+	// since it last started: the only sessions it can send to
+	// (Stats.NoRoute). A bit set by session ordinal (sidx).
+	heard []uint64
+	// sidx is a session's ordinal among the sessions (its bit in heard).
+	sidx int
+}
+
+// hears reports whether server n has heard from session f since it
+// started.
+func (n *simNode) hears(f *simNode) bool {
+	w := f.sidx >> 6
+	return w < len(n.heard) && n.heard[w]&(1<<(f.sidx&63)) != 0
+}
+
+// hear records that server n has heard from session f.
+func (n *simNode) hear(f *simNode) {
+	w := f.sidx >> 6
+	for len(n.heard) <= w {
+		n.heard = append(n.heard, 0)
+	}
+	n.heard[w] |= 1 << (f.sidx & 63)
 }
 
 // Sim is one simulation. It is not safe for concurrent use.
@@ -189,20 +208,22 @@ type Sim struct {
 	readies []*protocol.Ready // applied evOutput Readies, for reuse
 	nodes   map[protocol.NodeID]*simNode
 	order   []*simNode // servers in creation order, then sessions
-	netRng  *rand.Rand
-	faultRg *rand.Rand
-	jitter  time.Duration
-	obs     runtime.Observer
-	prio    protocol.Prioritizer            // nil unless the protocol has priorities
-	carrier protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
-	cloner  protocol.Cloner                 // nil unless the protocol copies its own messages
-	sizer   protocol.Sizer                  // nil unless the protocol sizes its own messages
-	sharer  protocol.Sharer                 // nil unless the protocol's bodies may be shared
-	shared  map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
-	stats   Stats
-	net     netState
-	icpt    intercept // message-level control (intercept.go)
-	sized   sized     // the last message sized, while a Ready is applied (countBytes)
+	// sessions counts the sessions created (the next one's sidx).
+	sessions int
+	netRng   *rand.Rand
+	faultRg  *rand.Rand
+	jitter   time.Duration
+	obs      runtime.Observer
+	prio     protocol.Prioritizer            // nil unless the protocol has priorities
+	carrier  protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
+	cloner   protocol.Cloner                 // nil unless the protocol copies its own messages
+	sizer    protocol.Sizer                  // nil unless the protocol sizes its own messages
+	sharer   protocol.Sharer                 // nil unless the protocol's bodies may be shared
+	shared   map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
+	stats    Stats
+	net      netState
+	icpt     intercept // message-level control (intercept.go)
+	sized    sized     // the last message sized, while a Ready is applied (countBytes)
 	// FaultLog records every fault event as it was carried out.
 	FaultLog []string
 }
@@ -397,7 +418,8 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	if _, dup := s.nodes[id]; dup {
 		return "", fmt.Errorf("sim: node %s exists already", id)
 	}
-	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
+	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id)),
+		sidx: s.sessions}
 	cfg := protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout}
 	if token == nil {
 		n.sm = s.cfg.Protocol.NewSession(cfg)
@@ -411,6 +433,7 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	n.recycler, _ = n.sm.(protocol.Recycler)
 	s.nodes[id] = n
 	s.order = append(s.order, n)
+	s.sessions++
 	s.apply(n, n.sm.Start(s.localNow(n)))
 	return id, nil
 }
@@ -590,10 +613,7 @@ func (s *Sim) arrive(e *event) (queued bool) {
 	}
 	if e.kind == evDeliver && !n.session {
 		if f := e.src; f.session {
-			if n.heard == nil {
-				n.heard = map[*simNode]struct{}{}
-			}
-			n.heard[f] = struct{}{}
+			n.hear(f)
 		}
 	}
 	if n.session || n.service <= 0 {
@@ -745,7 +765,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
 	if to.session && !from.session {
-		if _, ok := from.heard[to]; !ok {
+		if !from.hears(to) {
 			s.stats.NoRoute++ // the live node would have no stream back to it
 		}
 	}
