@@ -40,6 +40,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -207,7 +208,9 @@ type Sim struct {
 	pool    []*event          // handled events, for reuse
 	readies []*protocol.Ready // applied evOutput Readies, for reuse
 	nodes   map[protocol.NodeID]*simNode
-	order   []*simNode // servers in creation order, then sessions
+	// byAddr caches nodes by their ID's bytes' address (node).
+	byAddr [nodeCache]nodeRef
+	order  []*simNode // servers in creation order, then sessions
 	// sessions counts the sessions created (the next one's sidx).
 	sessions int
 	netRng   *rand.Rand
@@ -441,8 +444,8 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 // Submit starts a client operation on a session now; onReply is called
 // (from inside Run) with its reply. A session has one operation at a time.
 func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func(now time.Duration, rep protocol.Reply)) error {
-	n, ok := s.nodes[session]
-	if !ok || !n.session {
+	n := s.node(session)
+	if n == nil || !n.session {
 		return fmt.Errorf("sim: no session %s", session)
 	}
 	if n.onReply != nil {
@@ -751,9 +754,37 @@ func (s *Sim) delay(from, to *simNode) time.Duration {
 	return s.oneWay[from.dcIdx][to.dcIdx]
 }
 
+// nodeRef is a node and the ID string it was found by.
+type nodeRef struct {
+	id protocol.NodeID
+	n  *simNode
+}
+
+// nodeCache is the number of Sim.byAddr slots (a power of two).
+const nodeCache = 256
+
+// node returns the node called id, nil if there is none. A protocol
+// addresses its messages with the same few ID strings over and over
+// (fullrep builds each server's once), so a direct-mapped cache by the
+// address of the string's bytes answers most lookups without hashing
+// the string: an entry keeps its string alive, so an equal address and
+// length is the same string.
+func (s *Sim) node(id protocol.NodeID) *simNode {
+	p := unsafe.StringData(string(id))
+	slot := &s.byAddr[(uintptr(unsafe.Pointer(p))>>4)&(nodeCache-1)]
+	if len(slot.id) == len(id) && unsafe.StringData(string(slot.id)) == p && slot.n != nil {
+		return slot.n
+	}
+	n := s.nodes[id]
+	if n != nil && len(id) > 0 {
+		*slot = nodeRef{id, n}
+	}
+	return n
+}
+
 func (s *Sim) send(from *simNode, m protocol.Message) {
-	to, ok := s.nodes[m.To]
-	if !ok {
+	to := s.node(m.To)
+	if to == nil {
 		panic(fmt.Sprintf("sim: node %s sent %T to unknown node %s", from.id, m.Body, m.To))
 	}
 	if m.From != from.id {

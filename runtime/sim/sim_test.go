@@ -381,3 +381,28 @@ func TestHeardSessions(t *testing.T) {
 		t.Fatalf("a/s0 heard %v, want sessions 0-69 in two words", n.heard)
 	}
 }
+
+// TestNodeLookupCache: Sim.node finds each node by its ID whatever the
+// string's address (built anew each time, or the same string again, or
+// a prefix of an ID sharing its bytes), and nothing for an unknown ID.
+func TestNodeLookupCache(t *testing.T) {
+	s, _ := New(Config{Topology: local3(t), Protocol: newEcho(), Seed: 1, Jitter: -1})
+	ids := s.NodeIDs()
+	for i := 0; i < 3; i++ {
+		for _, id := range ids {
+			fresh := protocol.NodeID(strings.Clone(string(id)))
+			for _, x := range []protocol.NodeID{id, fresh, id} {
+				if n := s.node(x); n == nil || n.id != id {
+					t.Fatalf("node(%s) = %v", x, n)
+				}
+			}
+			prefix := id[:len(id)-1] // same bytes' address, shorter
+			if n := s.node(prefix); n != nil {
+				t.Fatalf("node(%q) = %s, want none", prefix, n.id)
+			}
+		}
+	}
+	if n := s.node("a/nobody"); n != nil {
+		t.Fatalf("node(a/nobody) = %s", n.id)
+	}
+}
