@@ -176,6 +176,8 @@ type server struct {
 	seenBy    map[uint64]*seenQueue     // seen by origin, for pruning (prune.go)
 	waiters   map[versionID][]*depQuery // DepChecks waiting here, by the dependency each misses
 	ticking   bool
+	// pairs is the array the server's checkBatches collect in, reused.
+	pairs []checkPair
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
 }
@@ -344,13 +346,14 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		if !due(&w.retry, now) {
 			continue
 		}
-		var checks checkBatch
+		checks := checkBatch{pairs: s.pairs[:0]}
 		for i, d := range w.deps {
 			if !w.met[i] {
 				checks.add(s.local.owner(d.Key), d)
 			}
 		}
 		checks.send(s.id, r)
+		s.pairs = checks.done()
 	}
 }
 
@@ -493,7 +496,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if err != nil {
 		return // no server sends such a write: drop it rather than guess
 	}
-	var checks checkBatch
+	checks := checkBatch{pairs: s.pairs[:0]}
 	w := &incoming{msg: b, from: from, retry: protocol.SentAt(now)}
 	for _, d := range deps {
 		to := s.local.owner(d.Key)
@@ -513,6 +516,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		checks.add(to, d)
 	}
 	checks.send(s.id, r)
+	s.pairs = checks.done()
 	if len(w.deps) == 0 {
 		s.finish(w, r)
 		return
