@@ -15,30 +15,45 @@ type Recycler interface {
 	Recycle(r Ready)
 }
 
-// ReadyPool keeps one recycled Ready for a node to fill next. A node
+// ReadyPool keeps a few recycled Readies for a node to fill next. A node
 // embeds it (which makes it a Recycler) and starts each input with Take
-// instead of a zero Ready.
+// instead of a zero Ready. It keeps more than one because a runtime may
+// hand a node its next input before it has applied (and recycled) the
+// Ready of the last one: the simulator does, when a busy node's next
+// input is due at the time its outputs leave.
 type ReadyPool struct {
-	spare Ready
+	spare [maxSpares]Ready
+	n     int // spares held: spare[:n]
 }
 
+// maxSpares bounds the Readies a ReadyPool keeps.
+const maxSpares = 4
+
 // Take returns an empty Ready, with the slices of the last one recycled
-// when there is one (the pool then holds none until the next Recycle).
+// when there is one.
 func (p *ReadyPool) Take() Ready {
-	r := p.spare
-	p.spare = Ready{}
+	if p.n == 0 {
+		return Ready{}
+	}
+	p.n--
+	r := p.spare[p.n]
+	p.spare[p.n] = Ready{}
 	return r
 }
 
 // Recycle implements Recycler: r's slices are cleared (so the pool holds
-// no message, value or key alive) and kept for the next Take.
+// no message, value or key alive) and kept for the next Take, unless the
+// pool is full.
 func (p *ReadyPool) Recycle(r Ready) {
+	if p.n == maxSpares {
+		return
+	}
 	clear(r.Persist.Writes)
 	clear(r.After.Messages)
 	clear(r.After.Timers)
 	clear(r.After.Replies)
 	clear(r.After.Visible)
-	p.spare = Ready{
+	p.spare[p.n] = Ready{
 		Persist: Persist{Writes: r.Persist.Writes[:0]},
 		After: Effects{
 			Messages: r.After.Messages[:0],
@@ -47,4 +62,5 @@ func (p *ReadyPool) Recycle(r Ready) {
 			Visible:  r.After.Visible[:0],
 		},
 	}
+	p.n++
 }

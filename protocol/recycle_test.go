@@ -38,3 +38,36 @@ func TestReadyPoolRecycles(t *testing.T) {
 		t.Fatal("the pool handed the same arrays out twice")
 	}
 }
+
+// TestReadyPoolKeepsSeveral: two Readies taken before either is recycled
+// both come back, each with its own arrays; the pool keeps at most
+// maxSpares.
+func TestReadyPoolKeepsSeveral(t *testing.T) {
+	var p ReadyPool
+	a, b := p.Take(), p.Take()
+	a.Send("a/s0", "a/s1", nil)
+	b.Send("a/s0", "a/s2", nil)
+	am, bm := &a.After.Messages[0], &b.After.Messages[0]
+	p.Recycle(a)
+	p.Recycle(b)
+	got := map[*Message]bool{}
+	for range 2 {
+		r := p.Take()
+		r.Send("a/s0", "a/s3", nil)
+		got[&r.After.Messages[0]] = true
+	}
+	if !got[am] || !got[bm] {
+		t.Fatal("the pool did not keep both recycled Readies")
+	}
+	if r := p.Take(); cap(r.After.Messages) != 0 {
+		t.Fatal("the pool handed the same arrays out twice")
+	}
+	for range maxSpares + 2 {
+		r := Ready{}
+		r.Send("a/s0", "a/s1", nil)
+		p.Recycle(r)
+	}
+	if p.n != maxSpares {
+		t.Fatalf("the pool keeps %d Readies, want at most %d", p.n, maxSpares)
+	}
+}

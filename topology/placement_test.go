@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -289,6 +290,46 @@ func TestReplicaGroups(t *testing.T) {
 				}
 				if n != 1 {
 					t.Fatalf("ReplicaDCs(%s, %d) = %v: %d DCs in group %v, want 1", key, f, dcs, n, grp)
+				}
+			}
+		}
+	}
+}
+
+// TestDCRingIsServerIndex: a DC's ring answers as ServerIndex does, by
+// key and by KeyHash, and its search finds the first point at or after
+// a hash as a scan of the points does (points' own hashes, their
+// neighbours, and both ends wrapping around).
+func TestDCRingIsServerIndex(t *testing.T) {
+	for _, name := range []string{"karma-aws8", "local3", "c3-azure9"} {
+		topo := mustPreset(t, name)
+		for _, d := range topo.Datacenters {
+			ring := topo.DCRing(d.Name)
+			for i := 0; i < 2000; i++ {
+				key := fmt.Sprintf("user%d", i*7919)
+				want := topo.ServerIndex(d.Name, key)
+				if got := ring.Server(key); got != want {
+					t.Fatalf("%s/%s: DCRing.Server(%q) = %d, ServerIndex %d", name, d.Name, key, got, want)
+				}
+				if got := ring.ServerAt(KeyHash(key)); got != want {
+					t.Fatalf("%s/%s: ServerAt(KeyHash(%q)) = %d, ServerIndex %d", name, d.Name, key, got, want)
+				}
+			}
+			scan := func(h uint64) int {
+				for _, p := range ring.r.points {
+					if p.hash >= h {
+						return p.server
+					}
+				}
+				return ring.r.points[0].server
+			}
+			hs := []uint64{0, 1, math.MaxUint64}
+			for _, p := range ring.r.points {
+				hs = append(hs, p.hash-1, p.hash, p.hash+1)
+			}
+			for _, h := range hs {
+				if got, want := ring.ServerAt(h), scan(h); got != want {
+					t.Fatalf("%s/%s: ServerAt(%#x) = %d, a scan finds %d", name, d.Name, h, got, want)
 				}
 			}
 		}

@@ -157,6 +157,32 @@ func (t *Topology) ServerIndex(dc, key string) int {
 	return r.lookup(key).server
 }
 
+// KeyHash is where key falls on every consistent-hashing ring: what
+// ServerIndex computes first. A caller placing one key in several DCs
+// hashes it once (DCRing.ServerAt).
+func KeyHash(key string) uint64 { return hash64(key) }
+
+// DCRing is one DC's consistent-hashing ring: ServerIndex for that DC,
+// without finding the DC by name at each lookup.
+type DCRing struct{ r *hashRing }
+
+// DCRing returns dc's ring; it panics when dc is not a DC of t.
+func (t *Topology) DCRing(dc string) DCRing {
+	r, ok := t.dcRing[dc]
+	if !ok {
+		panic(fmt.Sprintf("topology %s: unknown DC %q", t.Name, dc))
+	}
+	return DCRing{r}
+}
+
+// Server returns which of the DC's servers stores key:
+// ServerIndex(dc, key).
+func (d DCRing) Server(key string) int { return d.ServerAt(hash64(key)) }
+
+// ServerAt returns which of the DC's servers stores a key whose KeyHash
+// is h.
+func (d DCRing) ServerAt(h uint64) int { return d.r.points[d.r.firstAt(h)].server }
+
 // Rings returns the rings of DCs (nil when the topology has none).
 func (t *Topology) Rings() [][]string { return t.Placement.Rings }
 

@@ -13,7 +13,7 @@ var _ protocol.Cloner = (*Protocol)(nil)
 // checks each against proto.Clone); a body carrying unknown fields, which
 // no fullrep node sends, is left to proto.Clone.
 func (p *Protocol) CloneBody(body proto.Message) proto.Message {
-	if len(body.ProtoReflect().GetUnknown()) > 0 {
+	if u, ok := body.(interface{ UnknownLen() int }); !ok || u.UnknownLen() > 0 {
 		return nil
 	}
 	switch m := body.(type) {
@@ -60,7 +60,7 @@ func cloneDeps(ds []*pb.Dep) (out []*pb.Dep, ok bool) {
 	}
 	out = make([]*pb.Dep, len(ds))
 	for i, d := range ds {
-		if d == nil || len(d.ProtoReflect().GetUnknown()) > 0 {
+		if d == nil || d.UnknownLen() > 0 {
 			return nil, false
 		}
 		out[i] = cloneDep(d)

@@ -13,28 +13,72 @@ import (
 // not what a check asks nor when a write may be committed.
 
 // checkBatch gathers the DepChecks of one step, one per owner server, in
-// the order their owners first appear.
+// the order their owners first appear, each listing its dependencies in
+// the order they were added. It collects (owner, dependency) pairs and
+// builds the DepChecks in send, all their lists carved from one array.
+// A server lends it its pairs' array (server.pairs; done hands it back).
 type checkBatch struct {
-	to     []protocol.NodeID
-	checks []*pb.DepCheck
+	pairs []checkPair
+}
+
+// checkPair is one dependency and its owner.
+type checkPair struct {
+	owner protocol.NodeID
+	dep   *pb.Dep
 }
 
 // add lists dep in the DepCheck going to owner.
 func (b *checkBatch) add(owner protocol.NodeID, dep *pb.Dep) {
-	for i, t := range b.to {
-		if t == owner {
-			b.checks[i].Deps = append(b.checks[i].Deps, dep)
-			return
-		}
-	}
-	b.to = append(b.to, owner)
-	b.checks = append(b.checks, &pb.DepCheck{Deps: []*pb.Dep{dep}})
+	b.pairs = append(b.pairs, checkPair{owner, dep})
 }
+
+// done returns the pairs' array emptied and cleared, for the next batch.
+func (b *checkBatch) done() []checkPair {
+	clear(b.pairs)
+	return b.pairs[:0]
+}
+
+// maxOwners is how many owners send tracks on the stack (more go to the
+// heap).
+const maxOwners = 16
 
 // send sends each owner its DepCheck.
 func (b *checkBatch) send(from protocol.NodeID, r *protocol.Ready) {
-	for i, to := range b.to {
-		r.Send(from, to, b.checks[i])
+	if len(b.pairs) == 0 {
+		return
+	}
+	// Owners in order of first appearance, how many dependencies each
+	// has, and each pair's owner (by index).
+	var ownersA [maxOwners]protocol.NodeID
+	var countsA [maxOwners]int
+	var groupA [64]uint16
+	owners, counts, group := ownersA[:0], countsA[:0], groupA[:0]
+	for _, p := range b.pairs {
+		j := 0
+		for j < len(owners) && owners[j] != p.owner {
+			j++
+		}
+		if j == len(owners) {
+			owners = append(owners, p.owner)
+			counts = append(counts, 0)
+		}
+		counts[j]++
+		group = append(group, uint16(j))
+	}
+	all := make([]*pb.Dep, len(b.pairs))
+	var checksA [maxOwners]*pb.DepCheck
+	checks := checksA[:0]
+	at := 0
+	for _, n := range counts {
+		checks = append(checks, &pb.DepCheck{Deps: all[at : at : at+n]})
+		at += n
+	}
+	for i, p := range b.pairs {
+		c := checks[group[i]]
+		c.Deps = append(c.Deps, p.dep)
+	}
+	for j, to := range owners {
+		r.Send(from, to, checks[j])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -70,8 +71,9 @@ func appendDeps(b []byte, key string, version uint64, deps []*pb.Dep) []byte {
 //
 // It allocates a fixed number of times, not per dependency (the seven
 // receivers of every replicated write decode it): the keys are spelled
-// one after another in one buffer, turned into one string that each
-// dependency's key is a part of, and the Deps are one array.
+// one after another in one strings.Builder, whose string (not a copy of
+// its buffer) each dependency's key is a part of, and the Deps are one
+// array.
 func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 	type decoded struct {
 		end     int // the key is keys[start:end], start the previous end
@@ -79,8 +81,9 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 	}
 	var small [16]decoded
 	ds := small[:0]
-	keys := make([]byte, 0, len(key)+2*len(b))
-	keys = append(keys, key...)
+	var keys strings.Builder // only appended to: each String() is a prefix of the last
+	keys.Grow(len(key) + 2*len(b))
+	keys.WriteString(key)
 	prevStart, prevEnd := 0, len(key) // the previous key, in keys
 	bad := false
 	next := func() uint64 {
@@ -98,15 +101,16 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 		if bad || shared > uint64(prevEnd-prevStart) {
 			return nil, fmt.Errorf("%w: a key shares %d bytes with the %d-byte key before it", errDeps, shared, prevEnd-prevStart)
 		}
-		start := len(keys)
-		keys = append(keys, keys[prevStart:prevStart+int(shared)]...)
+		start := keys.Len()
+		keys.WriteString(keys.String()[prevStart : prevStart+int(shared)])
 		switch mode {
 		case 0:
 			s, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return nil, fmt.Errorf("%w: truncated key", errDeps)
 			}
-			b, keys = b[n:], append(keys, s...)
+			b = b[n:]
+			keys.Write(s)
 		case 1, 2:
 			zeros := uint64(0)
 			if mode == 2 {
@@ -119,9 +123,10 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 				return nil, fmt.Errorf("%w: truncated key", errDeps)
 			}
 			for ; zeros > 0; zeros-- {
-				keys = append(keys, '0')
+				keys.WriteByte('0')
 			}
-			keys = strconv.AppendUint(keys, v, 10)
+			var digits [20]byte
+			keys.Write(strconv.AppendUint(digits[:0], v, 10))
 		default:
 			return nil, fmt.Errorf("%w: key mode %d", errDeps, mode)
 		}
@@ -133,13 +138,13 @@ func decodeDeps(b []byte, key string, version uint64) ([]*pb.Dep, error) {
 		if counter <= 0 || counter >= 1<<(64-serverBits) {
 			return nil, fmt.Errorf("%w: impossible version", errDeps)
 		}
-		ds = append(ds, decoded{end: len(keys), version: uint64(counter)<<serverBits | origin})
-		prevStart, prevEnd = start, len(keys)
+		ds = append(ds, decoded{end: keys.Len(), version: uint64(counter)<<serverBits | origin})
+		prevStart, prevEnd = start, keys.Len()
 	}
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	all := string(keys)
+	all := keys.String()
 	slab := make([]pb.Dep, len(ds))
 	deps := make([]*pb.Dep, len(ds))
 	start := len(key)

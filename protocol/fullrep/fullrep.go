@@ -176,6 +176,8 @@ type server struct {
 	seenBy    map[uint64]*seenQueue     // seen by origin, for pruning (prune.go)
 	waiters   map[versionID][]*depQuery // DepChecks waiting here, by the dependency each misses
 	ticking   bool
+	// pairs is the array the server's checkBatches collect in, reused.
+	pairs []checkPair
 	// loaded is the dataset the run starts with (nil: none).
 	loaded *protocol.Dataset
 }
@@ -288,9 +290,10 @@ func newServer(mode Mode, cfg protocol.NodeConfig) *server {
 // not a set: one per DC, each a different node).
 func (s *server) otherReplicas(key string) []protocol.NodeID {
 	out := make([]protocol.NodeID, 0, len(s.topo.Datacenters))
+	h := topology.KeyHash(key) // once for every DC's ring
 	for i, d := range s.topo.Datacenters {
 		if d.Name != s.dc {
-			out = append(out, s.all[i].owner(key))
+			out = append(out, s.all[i].ownerAt(h))
 		}
 	}
 	slices.Sort(out)
@@ -343,13 +346,14 @@ func (s *server) resend(now time.Duration, r *protocol.Ready) {
 		if !due(&w.retry, now) {
 			continue
 		}
-		var checks checkBatch
+		checks := checkBatch{pairs: s.pairs[:0]}
 		for i, d := range w.deps {
 			if !w.met[i] {
 				checks.add(s.local.owner(d.Key), d)
 			}
 		}
 		checks.send(s.id, r)
+		s.pairs = checks.done()
 	}
 }
 
@@ -459,8 +463,9 @@ func (s *server) commit(key string, value []byte, version uint64, r *protocol.Re
 		return
 	}
 	s.store[key] = entry{value: value, version: version}
-	r.Write(storage.Write{Kind: storage.Put, Key: "d/" + key, Version: version, Value: value}, true)
-	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: "d/" + key, Version: version}, true)
+	dk := "d/" + key // one string for both writes
+	r.Write(storage.Write{Kind: storage.Put, Key: dk, Version: version, Value: value}, true)
+	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: dk, Version: version}, true)
 	r.VisibleVersion(key, value, version)
 }
 
@@ -491,7 +496,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 	if err != nil {
 		return // no server sends such a write: drop it rather than guess
 	}
-	var checks checkBatch
+	checks := checkBatch{pairs: s.pairs[:0]}
 	w := &incoming{msg: b, from: from, retry: protocol.SentAt(now)}
 	for _, d := range deps {
 		to := s.local.owner(d.Key)
@@ -511,6 +516,7 @@ func (s *server) replicate(now time.Duration, from protocol.NodeID, b *pb.Replic
 		checks.add(to, d)
 	}
 	checks.send(s.id, r)
+	s.pairs = checks.done()
 	if len(w.deps) == 0 {
 		s.finish(w, r)
 		return

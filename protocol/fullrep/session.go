@@ -22,7 +22,8 @@ type session struct {
 	local              shards // the servers of the session's DC
 
 	nextReq uint64
-	pending *protocol.Request // the outstanding operation, nil if none
+	pending *protocol.Request // the outstanding operation (&req), nil if none
+	req     protocol.Request  // the last operation submitted: pending without an allocation per operation
 	reqID   uint64
 
 	deps       map[dep]bool // nearest dependencies (causal mode)
@@ -53,7 +54,8 @@ func (c *session) Submit(_ time.Duration, req protocol.Request) protocol.Ready {
 	}
 	c.nextReq++
 	c.reqID = c.nextReq
-	c.pending = &req
+	c.req = req
+	c.pending = &c.req
 	if c.resume == nil {
 		c.send(&r)
 	}

@@ -5,17 +5,17 @@ import (
 	"github.com/causeway/causeway/topology"
 )
 
-// shards are the storage servers of one DC, their IDs built once so that
-// finding a key's owner (owner) builds no string on the hot path.
+// shards are the storage servers of one DC, their IDs built once and the
+// DC's ring found once, so that finding a key's owner (owner) builds no
+// string and looks nothing up by name on the hot path.
 type shards struct {
-	topo *topology.Topology
-	dc   string
+	ring topology.DCRing
 	ids  []protocol.NodeID // by server index
 }
 
 // newShards returns the servers of dc.
 func newShards(t *topology.Topology, dc string) shards {
-	s := shards{topo: t, dc: dc, ids: make([]protocol.NodeID, t.Servers(dc))}
+	s := shards{ring: t.DCRing(dc), ids: make([]protocol.NodeID, t.Servers(dc))}
 	for i := range s.ids {
 		s.ids[i] = protocol.MakeNodeID(dc, serverName(i))
 	}
@@ -23,7 +23,11 @@ func newShards(t *topology.Topology, dc string) shards {
 }
 
 // owner returns the server that stores key: owner(topo, dc, key).
-func (s shards) owner(key string) protocol.NodeID { return s.ids[s.topo.ServerIndex(s.dc, key)] }
+func (s shards) owner(key string) protocol.NodeID { return s.ids[s.ring.Server(key)] }
+
+// ownerAt returns the server that stores a key whose topology.KeyHash is
+// h: a key placed in every DC is hashed once.
+func (s shards) ownerAt(h uint64) protocol.NodeID { return s.ids[s.ring.ServerAt(h)] }
 
 // allShards returns the servers of every DC, in topology order.
 func allShards(t *topology.Topology) []shards {

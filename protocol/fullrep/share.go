@@ -21,22 +21,23 @@ var _ protocol.Sharer = (*Protocol)(nil)
 // refused (and copied) when a copy would differ from it: unknown fields,
 // or a bytes field or list empty but not nil.
 func (p *Protocol) ShareBody(body proto.Message) bool {
-	if len(body.ProtoReflect().GetUnknown()) > 0 {
-		return false
-	}
 	switch m := body.(type) {
-	case *pb.GetRequest, *pb.PutReply, *pb.ReplicateAck:
-		return true
+	case *pb.GetRequest:
+		return m.UnknownLen() == 0
+	case *pb.PutReply:
+		return m.UnknownLen() == 0
+	case *pb.ReplicateAck:
+		return m.UnknownLen() == 0
 	case *pb.GetReply:
-		return copiesAs(m.Value)
+		return m.UnknownLen() == 0 && copiesAs(m.Value)
 	case *pb.PutRequest:
-		return copiesAs(m.Value) && depsShareable(m.Deps)
+		return m.UnknownLen() == 0 && copiesAs(m.Value) && depsShareable(m.Deps)
 	case *pb.Replicate:
-		return copiesAs(m.Value) && copiesAs(m.PackedDeps)
+		return m.UnknownLen() == 0 && copiesAs(m.Value) && copiesAs(m.PackedDeps)
 	case *pb.DepCheck:
-		return depsShareable(m.Deps)
+		return m.UnknownLen() == 0 && depsShareable(m.Deps)
 	case *pb.DepOK:
-		return depsShareable(m.Deps)
+		return m.UnknownLen() == 0 && depsShareable(m.Deps)
 	}
 	return false
 }
@@ -52,7 +53,7 @@ func depsShareable(ds []*pb.Dep) bool {
 		return false
 	}
 	for _, d := range ds {
-		if d == nil || len(d.ProtoReflect().GetUnknown()) > 0 {
+		if d == nil || d.UnknownLen() > 0 {
 			return false
 		}
 	}

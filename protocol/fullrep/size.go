@@ -18,27 +18,24 @@ var _ protocol.Sizer = (*Protocol)(nil)
 func (p *Protocol) BodySize(body proto.Message) (int, bool) {
 	switch m := body.(type) {
 	case *pb.GetRequest:
-		return sizeU(m.ReqId) + sizeS(m.Key) + unknown(m), true
+		return sizeU(m.ReqId) + sizeS(m.Key) + m.UnknownLen(), true
 	case *pb.GetReply:
-		return sizeU(m.ReqId) + sizeB(m.Value) + sizeU(m.Version) + sizeBool(m.Stable) + unknown(m), true
+		return sizeU(m.ReqId) + sizeB(m.Value) + sizeU(m.Version) + sizeBool(m.Stable) + m.UnknownLen(), true
 	case *pb.PutRequest:
-		return sizeU(m.ReqId) + sizeS(m.Key) + sizeB(m.Value) + sizeDeps(m.Deps) + sizeU(m.MinVersion) + unknown(m), true
+		return sizeU(m.ReqId) + sizeS(m.Key) + sizeB(m.Value) + sizeDeps(m.Deps) + sizeU(m.MinVersion) + m.UnknownLen(), true
 	case *pb.PutReply:
-		return sizeU(m.ReqId) + sizeU(m.Version) + unknown(m), true
+		return sizeU(m.ReqId) + sizeU(m.Version) + m.UnknownLen(), true
 	case *pb.Replicate:
-		return sizeS(m.Key) + sizeB(m.Value) + sizeU(m.Version) + sizeU(m.Stable) + sizeB(m.PackedDeps) + unknown(m), true
+		return sizeS(m.Key) + sizeB(m.Value) + sizeU(m.Version) + sizeU(m.Stable) + sizeB(m.PackedDeps) + m.UnknownLen(), true
 	case *pb.ReplicateAck:
-		return sizeS(m.Key) + sizeU(m.Version) + unknown(m), true
+		return sizeS(m.Key) + sizeU(m.Version) + m.UnknownLen(), true
 	case *pb.DepCheck:
-		return sizeDeps(m.Deps) + unknown(m), true
+		return sizeDeps(m.Deps) + m.UnknownLen(), true
 	case *pb.DepOK:
-		return sizeDeps(m.Deps) + unknown(m), true
+		return sizeDeps(m.Deps) + m.UnknownLen(), true
 	}
 	return 0, false
 }
-
-// unknown is the size of m's unknown fields (none, from a fullrep node).
-func unknown(m proto.Message) int { return len(m.ProtoReflect().GetUnknown()) }
 
 // sizeU is a uint64 field's size (absent when 0).
 func sizeU(v uint64) int {
@@ -79,7 +76,7 @@ func sizeDeps(ds []*pb.Dep) int {
 	for _, d := range ds {
 		l := 0
 		if d != nil {
-			l = sizeS(d.Key) + sizeU(d.Version) + unknown(d)
+			l = sizeS(d.Key) + sizeU(d.Version) + d.UnknownLen()
 		}
 		n += 1 + protowire.SizeBytes(l)
 	}

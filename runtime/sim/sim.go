@@ -40,6 +40,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -180,8 +181,27 @@ type simNode struct {
 	req     protocol.Request
 	onReply func(now time.Duration, rep protocol.Reply)
 	// heard are the sessions a server node has received a message from
-	// since it last started: the only sessions it can send to (Stats.NoRoute).
-	heard map[*simNode]struct{}
+	// since it last started: the only sessions it can send to
+	// (Stats.NoRoute). A bit set by session ordinal (sidx).
+	heard []uint64
+	// sidx is a session's ordinal among the sessions (its bit in heard).
+	sidx int
+}
+
+// hears reports whether server n has heard from session f since it
+// started.
+func (n *simNode) hears(f *simNode) bool {
+	w := f.sidx >> 6
+	return w < len(n.heard) && n.heard[w]&(1<<(f.sidx&63)) != 0
+}
+
+// hear records that server n has heard from session f.
+func (n *simNode) hear(f *simNode) {
+	w := f.sidx >> 6
+	for len(n.heard) <= w {
+		n.heard = append(n.heard, 0)
+	}
+	n.heard[w] |= 1 << (f.sidx & 63)
 }
 
 // Sim is one simulation. It is not safe for concurrent use.
@@ -195,21 +215,25 @@ type Sim struct {
 	pool    []*event          // handled events, for reuse
 	readies []*protocol.Ready // applied evOutput Readies, for reuse
 	nodes   map[protocol.NodeID]*simNode
-	order   []*simNode // servers in creation order, then sessions
-	netRng  *rand.Rand
-	faultRg *rand.Rand
-	jitter  time.Duration
-	obs     runtime.Observer
-	prio    protocol.Prioritizer            // nil unless the protocol has priorities
-	carrier protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
-	cloner  protocol.Cloner                 // nil unless the protocol copies its own messages
-	sizer   protocol.Sizer                  // nil unless the protocol sizes its own messages
-	sharer  protocol.Sharer                 // nil unless the protocol's bodies may be shared
-	shared  map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
-	stats   Stats
-	net     netState
-	icpt    intercept // message-level control (intercept.go)
-	sized   sized     // the last message sized, while a Ready is applied (countBytes)
+	// byAddr caches nodes by their ID's bytes' address (node).
+	byAddr [nodeCache]nodeRef
+	order  []*simNode // servers in creation order, then sessions
+	// sessions counts the sessions created (the next one's sidx).
+	sessions int
+	netRng   *rand.Rand
+	faultRg  *rand.Rand
+	jitter   time.Duration
+	obs      runtime.Observer
+	prio     protocol.Prioritizer            // nil unless the protocol has priorities
+	carrier  protocol.WriteCarrier           // nil unless the protocol says which messages replicate writes
+	cloner   protocol.Cloner                 // nil unless the protocol copies its own messages
+	sizer    protocol.Sizer                  // nil unless the protocol sizes its own messages
+	sharer   protocol.Sharer                 // nil unless the protocol's bodies may be shared
+	shared   map[proto.Message]proto.Message // Config.CheckShared: each shared body's copy when first sent
+	stats    Stats
+	net      netState
+	icpt     intercept // message-level control (intercept.go)
+	sized    sized     // the last message sized, while a Ready is applied (countBytes)
 	// FaultLog records every fault event as it was carried out.
 	FaultLog []string
 }
@@ -404,7 +428,8 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	if _, dup := s.nodes[id]; dup {
 		return "", fmt.Errorf("sim: node %s exists already", id)
 	}
-	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id))}
+	n := &simNode{id: id, dc: dc, dcIdx: s.dcIndex(dc), session: true, up: true, rng: NewRand(s.cfg.Seed, "session/"+string(id)),
+		sidx: s.sessions}
 	cfg := protocol.SessionConfig{ID: id, Topology: s.topo, Rand: n.rng, OpTimeout: s.cfg.OpTimeout}
 	if token == nil {
 		n.sm = s.cfg.Protocol.NewSession(cfg)
@@ -418,6 +443,7 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 	n.recycler, _ = n.sm.(protocol.Recycler)
 	s.nodes[id] = n
 	s.order = append(s.order, n)
+	s.sessions++
 	s.apply(n, n.sm.Start(s.localNow(n)))
 	return id, nil
 }
@@ -425,8 +451,8 @@ func (s *Sim) addSession(dc, name string, token []byte) (protocol.NodeID, error)
 // Submit starts a client operation on a session now; onReply is called
 // (from inside Run) with its reply. A session has one operation at a time.
 func (s *Sim) Submit(session protocol.NodeID, req protocol.Request, onReply func(now time.Duration, rep protocol.Reply)) error {
-	n, ok := s.nodes[session]
-	if !ok || !n.session {
+	n := s.node(session)
+	if n == nil || !n.session {
 		return fmt.Errorf("sim: no session %s", session)
 	}
 	if n.onReply != nil {
@@ -597,10 +623,7 @@ func (s *Sim) arrive(e *event) (queued bool) {
 	}
 	if e.kind == evDeliver && !n.session {
 		if f := e.src; f.session {
-			if n.heard == nil {
-				n.heard = map[*simNode]struct{}{}
-			}
-			n.heard[f] = struct{}{}
+			n.hear(f)
 		}
 	}
 	if n.session || n.service <= 0 {
@@ -742,9 +765,37 @@ func (s *Sim) delay(from, to *simNode) time.Duration {
 	return s.oneWay[from.dcIdx][to.dcIdx]
 }
 
+// nodeRef is a node and the ID string it was found by.
+type nodeRef struct {
+	id protocol.NodeID
+	n  *simNode
+}
+
+// nodeCache is the number of Sim.byAddr slots (a power of two).
+const nodeCache = 256
+
+// node returns the node called id, nil if there is none. A protocol
+// addresses its messages with the same few ID strings over and over
+// (fullrep builds each server's once), so a direct-mapped cache by the
+// address of the string's bytes answers most lookups without hashing
+// the string: an entry keeps its string alive, so an equal address and
+// length is the same string.
+func (s *Sim) node(id protocol.NodeID) *simNode {
+	p := unsafe.StringData(string(id))
+	slot := &s.byAddr[(uintptr(unsafe.Pointer(p))>>4)&(nodeCache-1)]
+	if len(slot.id) == len(id) && unsafe.StringData(string(slot.id)) == p && slot.n != nil {
+		return slot.n
+	}
+	n := s.nodes[id]
+	if n != nil && len(id) > 0 {
+		*slot = nodeRef{id, n}
+	}
+	return n
+}
+
 func (s *Sim) send(from *simNode, m protocol.Message) {
-	to, ok := s.nodes[m.To]
-	if !ok {
+	to := s.node(m.To)
+	if to == nil {
 		panic(fmt.Sprintf("sim: node %s sent %T to unknown node %s", from.id, m.Body, m.To))
 	}
 	if m.From != from.id {
@@ -756,7 +807,7 @@ func (s *Sim) send(from *simNode, m protocol.Message) {
 	s.obs.MessageSent(s.now, from.id, to.id, size)
 	copies := 1
 	if to.session && !from.session {
-		if _, ok := from.heard[to]; !ok {
+		if !from.hears(to) {
 			s.stats.NoRoute++ // the live node would have no stream back to it
 		}
 	}

@@ -357,3 +357,76 @@ func TestFaultTargetingNoNodeIsRefused(t *testing.T) {
 		t.Fatalf("New = %v, want an error naming the target", err)
 	}
 }
+
+// TestHeardSessions: a server hears from sessions by ordinal, across
+// words of its bit set, forgets them at a restart, and a run whose
+// servers answer only sessions that wrote to them counts no NoRoute with
+// more sessions than one word holds.
+func TestHeardSessions(t *testing.T) {
+	var srv simNode
+	sessions := make([]*simNode, 200)
+	for i := range sessions {
+		sessions[i] = &simNode{session: true, sidx: i}
+	}
+	heard := map[int]bool{0: true, 63: true, 64: true, 130: true}
+	for i := range heard {
+		srv.hear(sessions[i])
+	}
+	srv.hear(sessions[64]) // twice: still heard
+	for i, f := range sessions {
+		if srv.hears(f) != heard[i] {
+			t.Fatalf("hears(session %d) = %v, want %v", i, srv.hears(f), heard[i])
+		}
+	}
+	srv.heard = nil // as a restart does
+	if srv.hears(sessions[0]) || srv.hears(sessions[130]) {
+		t.Fatal("a restarted server still hears its sessions")
+	}
+
+	s, _ := New(Config{Topology: local3(t), Protocol: newEcho(), Seed: 1, Jitter: -1})
+	var dones []*time.Duration
+	for i := 0; i < 70; i++ {
+		c, err := s.AddSession("a", fmt.Sprintf("c%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dones = append(dones, put(t, s, c, fmt.Sprintf("v%d", i)))
+	}
+	s.RunUntil(time.Second)
+	for i, d := range dones {
+		if *d < 0 {
+			t.Fatalf("session %d's put was not acknowledged", i)
+		}
+	}
+	if st := s.Stats(); st.NoRoute != 0 {
+		t.Fatalf("NoRoute %d, want 0: every ack goes to a session its server heard from", st.NoRoute)
+	}
+	if n := s.nodes["a/s0"]; len(n.heard) != 2 || !n.hears(s.nodes["a/c69"]) {
+		t.Fatalf("a/s0 heard %v, want sessions 0-69 in two words", n.heard)
+	}
+}
+
+// TestNodeLookupCache: Sim.node finds each node by its ID whatever the
+// string's address (built anew each time, or the same string again, or
+// a prefix of an ID sharing its bytes), and nothing for an unknown ID.
+func TestNodeLookupCache(t *testing.T) {
+	s, _ := New(Config{Topology: local3(t), Protocol: newEcho(), Seed: 1, Jitter: -1})
+	ids := s.NodeIDs()
+	for i := 0; i < 3; i++ {
+		for _, id := range ids {
+			fresh := protocol.NodeID(strings.Clone(string(id)))
+			for _, x := range []protocol.NodeID{id, fresh, id} {
+				if n := s.node(x); n == nil || n.id != id {
+					t.Fatalf("node(%s) = %v", x, n)
+				}
+			}
+			prefix := id[:len(id)-1] // same bytes' address, shorter
+			if n := s.node(prefix); n != nil {
+				t.Fatalf("node(%q) = %s, want none", prefix, n.id)
+			}
+		}
+	}
+	if n := s.node("a/nobody"); n != nil {
+		t.Fatalf("node(a/nobody) = %s", n.id)
+	}
+}
