@@ -311,7 +311,10 @@
 // the dependency's own invalidations and gate per link — more than the
 // ~25 ms between a thread's writes, so the lag grew while the run lasted.
 // Waiting for the dependency to be installed costs one hop per link, off
-// the writing path.
+// the writing path. With one put-after dependency per writer (session
+// 14; main beside it): karma 290/459 against 301/460, cops 128/164, so
+// 2.27x cops's p50 (2.35x); WAN bytes per put 3698 against 4385 (cops
+// 1893), 76.7 k WAN messages against 92.6 k.
 //
 // What is left is structural: in a ring spanning several DCs (karma-aws8's
 // ring 0 spans 175 ms, ring 1 105 ms) a write is installed at its key's
