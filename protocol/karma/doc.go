@@ -491,7 +491,9 @@
 // in one run): WAN bytes per RingPut 9221 -> 2518, WAN bytes per put
 // 12.7 K -> 3.8 K, DepChecks over the WAN per put 16.9 -> 11.1. DC c's
 // visibility p50 did not recover: 1157 -> 1093 ms (122 ms without the
-// fault), 1239 -> 1111 ms over the last 4 s.
+// fault), 1239 -> 1111 ms over the last 4 s. Over a 30 s run's last
+// 10 s: 1708 -> 1177 ms. Main's lag kept growing; now it holds at about
+// a second, but does not drain.
 //
 // Why the backlog does not drain (traces of that run, per write of DC c
 // at ring {a, b}'s MMs, arriving 3-5 s into it; without the fault in
