@@ -52,8 +52,10 @@ func TestPebbleKnownVersions(t *testing.T) {
 			switch r := rng.IntN(20); {
 			case r < 11:
 				w.Kind, w.Value = storage.Put, []byte(fmt.Sprint(step))
-			case r < 19:
+			case r < 16:
 				w.Kind = storage.DeleteBelow
+			case r < 19:
+				w.Kind = storage.DeleteVersion
 			default:
 				w.Kind = storage.Delete
 			}
@@ -61,7 +63,7 @@ func TestPebbleKnownVersions(t *testing.T) {
 		}
 		reject := rng.IntN(10) == 0
 		if reject {
-			ws = append(ws, storage.Write{Kind: storage.Delete + 1, Key: keys[0]})
+			ws = append(ws, storage.Write{Kind: storage.DeleteVersion + 1, Key: keys[0]})
 		}
 		err := p.Apply(ws, false)
 		if reject {
@@ -87,6 +89,8 @@ func TestPebbleKnownVersions(t *testing.T) {
 					}
 				case storage.Delete:
 					delete(model, w.Key)
+				case storage.DeleteVersion:
+					delete(model[w.Key], w.Version)
 				}
 			}
 		}
