@@ -362,10 +362,18 @@ func BenchmarkPebbleGetAfterReplicatedWrites(b *testing.B) {
 // BenchmarkPebbleServerWrites applies a cops server's writes, one Apply
 // per protocol step: a put (its value, the DeleteBelow of the key's older
 // versions and its outgoing-replication record), and, a few steps later,
-// the record's Delete once every replica has acknowledged it. Each Delete
-// must not make the next step's DeleteBelow slower (as range deletions
-// in the memtable did: every one re-fragmented them all).
+// the record's deletion once every replica has acknowledged it (Delete,
+// which reads the key, or DeleteVersion, which does not: fullrep's). Each
+// deletion must not make the next step's DeleteBelow slower (as range
+// deletions in the memtable did: every one re-fragmented them all).
 func BenchmarkPebbleServerWrites(b *testing.B) {
+	for _, kind := range []storage.WriteKind{storage.Delete, storage.DeleteVersion} {
+		name := map[storage.WriteKind]string{storage.Delete: "Delete", storage.DeleteVersion: "DeleteVersion"}[kind]
+		b.Run(name, func(b *testing.B) { benchServerWrites(b, kind) })
+	}
+}
+
+func benchServerWrites(b *testing.B, kind storage.WriteKind) {
 	p := openPebble(b, "db", vfs.NewMem())
 	defer p.Close()
 	const keys, lag = 1024, 8
@@ -383,7 +391,7 @@ func BenchmarkPebbleServerWrites(b *testing.B) {
 			b.Fatal(err)
 		}
 		if i >= lag {
-			del[0] = storage.Write{Kind: storage.Delete, Key: fmt.Sprintf("r/%d", i-lag)}
+			del[0] = storage.Write{Kind: kind, Key: fmt.Sprintf("r/%d", i-lag)}
 			if err := p.Apply(del, false); err != nil {
 				b.Fatal(err)
 			}
