@@ -24,6 +24,11 @@ const (
 	DeleteBelow
 	// Delete removes every version of Key.
 	Delete
+	// DeleteVersion removes version Version of Key, if stored, and no
+	// other. Unlike Delete and DeleteBelow it never reads: a protocol that
+	// knows which version it stored (a record it wrote at version 0 and now
+	// retires) names it, and the engine deletes that one entry blindly.
+	DeleteVersion
 )
 
 // Write is one mutation; Engine.Apply applies a slice of them atomically.

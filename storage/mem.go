@@ -135,7 +135,7 @@ func (m *Mem) Apply(writes []Write, sync bool) error {
 		return ErrClosed
 	}
 	for _, w := range writes {
-		if w.Kind > Delete {
+		if w.Kind > DeleteVersion {
 			return fmt.Errorf("storage: unknown write kind %d", w.Kind)
 		}
 	}
@@ -199,6 +199,8 @@ func (m *Mem) Apply(writes []Write, sync bool) error {
 			vs = vs[:n]
 		case Delete:
 			vs = nil
+		case DeleteVersion:
+			vs = slices.DeleteFunc(vs, func(e memVersion) bool { return e.v == w.Version })
 		}
 		present = len(vs) > 0
 	}

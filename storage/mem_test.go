@@ -45,6 +45,8 @@ func (s state) apply(ws []storage.Write) {
 			}
 		case storage.Delete:
 			delete(s, w.Key)
+		case storage.DeleteVersion:
+			delete(s[w.Key], w.Version)
 		}
 		if len(s[w.Key]) == 0 {
 			delete(s, w.Key)
@@ -104,8 +106,10 @@ func randomBatch(rng *rand.Rand, tag int) []storage.Write {
 		case r < 7:
 			w.Kind = storage.Put
 			w.Value = []byte(fmt.Sprint("v", tag))
-		case r < 9:
+		case r < 8:
 			w.Kind = storage.DeleteBelow
+		case r < 9:
+			w.Kind = storage.DeleteVersion
 		default:
 			w.Kind = storage.Delete
 		}

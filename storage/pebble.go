@@ -281,6 +281,18 @@ func (l *liveVersions) add(v Version) bool {
 	return true
 }
 
+// remove records the deletion of version v.
+func (l *liveVersions) remove(v Version) {
+	for i, x := range l.v[:l.n] {
+		if x == v {
+			l.n--
+			l.v[i] = l.v[l.n]
+			l.v[l.n] = 0
+			return
+		}
+	}
+}
+
 // pendingVersions is what one Apply learns about a key, kept until its
 // batch commits: its live versions (known), or that they are unknown.
 type pendingVersions struct {
@@ -292,7 +304,8 @@ type pendingVersions struct {
 // versions it deletes from p.known when the key's live versions are known
 // (a plain batch: no read), and otherwise reads them from the store and
 // the batch (an indexed batch: deleteVersions) and learns them. Delete
-// always reads. Without indexed it returns errNeedIndex when it would
+// always reads; DeleteVersion never does (one point tombstone for the
+// version it names). Without indexed it returns errNeedIndex when it would
 // have to read, before committing anything.
 func (p *Pebble) apply(writes []Write, sync, indexed bool) error {
 	if !indexed {
@@ -364,6 +377,15 @@ func (p *Pebble) apply(writes []Write, sync, indexed bool) error {
 			// Forgotten rather than known empty: most deleted keys
 			// (a cops server's r/ records) are never written again.
 			p.pending[w.Key] = pendingVersions{}
+		case DeleteVersion:
+			// The one entry named, whether or not it is stored: a
+			// tombstone over nothing costs less than the read that
+			// would tell (docs/performance.md, session 15).
+			err = b.Delete(appendVersion(buf, w.Version), nil)
+			if pv := lookup(w.Key); pv.known {
+				pv.live.remove(w.Version)
+				p.pending[w.Key] = pv
+			}
 		default:
 			err = fmt.Errorf("storage: unknown write kind %d", w.Kind)
 		}

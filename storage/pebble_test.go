@@ -52,8 +52,10 @@ func TestPebbleKnownVersions(t *testing.T) {
 			switch r := rng.IntN(20); {
 			case r < 11:
 				w.Kind, w.Value = storage.Put, []byte(fmt.Sprint(step))
-			case r < 19:
+			case r < 16:
 				w.Kind = storage.DeleteBelow
+			case r < 19:
+				w.Kind = storage.DeleteVersion
 			default:
 				w.Kind = storage.Delete
 			}
@@ -61,7 +63,7 @@ func TestPebbleKnownVersions(t *testing.T) {
 		}
 		reject := rng.IntN(10) == 0
 		if reject {
-			ws = append(ws, storage.Write{Kind: storage.Delete + 1, Key: keys[0]})
+			ws = append(ws, storage.Write{Kind: storage.DeleteVersion + 1, Key: keys[0]})
 		}
 		err := p.Apply(ws, false)
 		if reject {
@@ -87,6 +89,8 @@ func TestPebbleKnownVersions(t *testing.T) {
 					}
 				case storage.Delete:
 					delete(model, w.Key)
+				case storage.DeleteVersion:
+					delete(model[w.Key], w.Version)
 				}
 			}
 		}
@@ -358,10 +362,18 @@ func BenchmarkPebbleGetAfterReplicatedWrites(b *testing.B) {
 // BenchmarkPebbleServerWrites applies a cops server's writes, one Apply
 // per protocol step: a put (its value, the DeleteBelow of the key's older
 // versions and its outgoing-replication record), and, a few steps later,
-// the record's Delete once every replica has acknowledged it. Each Delete
-// must not make the next step's DeleteBelow slower (as range deletions
-// in the memtable did: every one re-fragmented them all).
+// the record's deletion once every replica has acknowledged it (Delete,
+// which reads the key, or DeleteVersion, which does not: fullrep's). Each
+// deletion must not make the next step's DeleteBelow slower (as range
+// deletions in the memtable did: every one re-fragmented them all).
 func BenchmarkPebbleServerWrites(b *testing.B) {
+	for _, kind := range []storage.WriteKind{storage.Delete, storage.DeleteVersion} {
+		name := map[storage.WriteKind]string{storage.Delete: "Delete", storage.DeleteVersion: "DeleteVersion"}[kind]
+		b.Run(name, func(b *testing.B) { benchServerWrites(b, kind) })
+	}
+}
+
+func benchServerWrites(b *testing.B, kind storage.WriteKind) {
 	p := openPebble(b, "db", vfs.NewMem())
 	defer p.Close()
 	const keys, lag = 1024, 8
@@ -379,7 +391,7 @@ func BenchmarkPebbleServerWrites(b *testing.B) {
 			b.Fatal(err)
 		}
 		if i >= lag {
-			del[0] = storage.Write{Kind: storage.Delete, Key: fmt.Sprintf("r/%d", i-lag)}
+			del[0] = storage.Write{Kind: kind, Key: fmt.Sprintf("r/%d", i-lag)}
 			if err := p.Apply(del, false); err != nil {
 				b.Fatal(err)
 			}

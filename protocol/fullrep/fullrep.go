@@ -381,7 +381,9 @@ func (s *server) Step(now time.Duration, m protocol.Message) protocol.Ready {
 			}
 			if len(o.unacked) == 0 {
 				delete(s.out, k)
-				r.Write(storage.Write{Kind: storage.Delete, Key: "r/" + k.String()}, false)
+				// The record was put at version 0 (replicate): deleting
+				// that version needs no read of the key.
+				r.Write(storage.Write{Kind: storage.DeleteVersion, Key: "r/" + k.String()}, false)
 				if s.mode.Causal {
 					s.prune(s.index, &r)
 				}

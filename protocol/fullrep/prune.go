@@ -127,6 +127,6 @@ func (s *server) prune(origin uint64, r *protocol.Ready) {
 	for len(*q) > 0 && (*q)[0].counter < f {
 		it := q.pop()
 		delete(s.seen, it.v)
-		r.Write(storage.Write{Kind: storage.Delete, Key: "s/" + it.v.String()}, false)
+		r.Write(storage.Write{Kind: storage.DeleteVersion, Key: "s/" + it.v.String()}, false) // put at version 0 (remember)
 	}
 }

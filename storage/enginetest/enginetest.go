@@ -301,7 +301,7 @@ var cases = []testCase{
 		wantGet(t, e, "z/b", 1, "")
 	}},
 	{"UnknownKindRejected", func(t *testing.T, e storage.Engine, _ *bool) {
-		err := e.Apply([]storage.Write{put("k", 1, "v"), {Kind: storage.Delete + 1, Key: "k"}}, false)
+		err := e.Apply([]storage.Write{put("k", 1, "v"), {Kind: storage.DeleteVersion + 1, Key: "k"}}, false)
 		if err == nil {
 			t.Error("Apply with an unknown WriteKind succeeded")
 		}
@@ -343,8 +343,10 @@ var cases = []testCase{
 				case r < 7:
 					w.Kind = storage.Put
 					w.Value = []byte(fmt.Sprint(step))
-				case r < 9:
+				case r < 8:
 					w.Kind = storage.DeleteBelow
+				case r < 9:
+					w.Kind = storage.DeleteVersion
 				default:
 					w.Kind = storage.Delete
 				}
@@ -397,6 +399,8 @@ func (m model) apply(ws []storage.Write) {
 			}
 		case storage.Delete:
 			delete(m, w.Key)
+		case storage.DeleteVersion:
+			delete(m[w.Key], w.Version)
 		}
 		if len(m[w.Key]) == 0 {
 			delete(m, w.Key)
