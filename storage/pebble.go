@@ -380,7 +380,7 @@ func (p *Pebble) apply(writes []Write, sync, indexed bool) error {
 		case DeleteVersion:
 			// The one entry named, whether or not it is stored: a
 			// tombstone over nothing costs less than the read that
-			// would tell (docs/performance.md, session 15).
+			// would tell (docs/performance.md, session 14).
 			err = b.Delete(appendVersion(buf, w.Version), nil)
 			if pv := lookup(w.Key); pv.known {
 				pv.live.remove(w.Version)
