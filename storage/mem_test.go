@@ -15,45 +15,6 @@ func TestMemConformance(t *testing.T) {
 	enginetest.Run(t, func(t *testing.T) storage.Engine { return storage.NewMem() })
 }
 
-// state is a full model of an engine's contents: key -> version -> value.
-type state map[string]map[storage.Version]string
-
-func (s state) clone() state {
-	c := state{}
-	for k, vs := range s {
-		c[k] = map[storage.Version]string{}
-		for v, val := range vs {
-			c[k][v] = val
-		}
-	}
-	return c
-}
-
-func (s state) apply(ws []storage.Write) {
-	for _, w := range ws {
-		switch w.Kind {
-		case storage.Put:
-			if s[w.Key] == nil {
-				s[w.Key] = map[storage.Version]string{}
-			}
-			s[w.Key][w.Version] = string(w.Value)
-		case storage.DeleteBelow:
-			for v := range s[w.Key] {
-				if v < w.Version {
-					delete(s[w.Key], v)
-				}
-			}
-		case storage.Delete:
-			delete(s, w.Key)
-		case storage.DeleteVersion:
-			delete(s[w.Key], w.Version)
-		}
-		if len(s[w.Key]) == 0 {
-			delete(s, w.Key)
-		}
-	}
-}
-
 var (
 	crashKeys     = []string{"a", "b", "c", "d", "a\x00", "ab"}
 	crashVersions = storage.Version(8)
@@ -61,7 +22,7 @@ var (
 
 // matches reports whether r holds exactly s, checking every version of every
 // key in crashKeys.
-func matches(r storage.Reader, s state) (bool, error) {
+func matches(r storage.Reader, s enginetest.Model) (bool, error) {
 	for _, k := range crashKeys {
 		for v := storage.Version(0); v <= crashVersions; v++ {
 			rec, found, err := r.GetAt(k, v)
@@ -125,7 +86,7 @@ func TestMemCrash(t *testing.T) {
 	for seed := uint64(0); seed < 200; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		m := storage.NewMem()
-		durable := state{}
+		durable := enginetest.Model{}
 		var unsynced [][]storage.Write
 		tag := 0
 		for round := 0; round < 5; round++ {
@@ -139,7 +100,7 @@ func TestMemCrash(t *testing.T) {
 				unsynced = append(unsynced, ws)
 				if sync {
 					for _, b := range unsynced {
-						durable.apply(b)
+						durable.Apply(b)
 					}
 					unsynced = nil
 				}
@@ -156,11 +117,11 @@ func TestMemCrash(t *testing.T) {
 			m.Crash(rng)
 			crashes++
 			// Find the prefix of unsynced batches that survived.
-			s := durable.clone()
+			s := durable.Clone()
 			kept := -1
 			for i := 0; i <= len(unsynced); i++ {
 				if i > 0 {
-					s.apply(unsynced[i-1])
+					s.Apply(unsynced[i-1])
 				}
 				ok, err := matches(m, s)
 				if err != nil {

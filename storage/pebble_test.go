@@ -44,7 +44,7 @@ func TestPebbleKnownVersions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	keys := []string{"d/a", "d/b", "t/1"}
 	const versions = 8
-	model := map[string]map[storage.Version]string{}
+	model := enginetest.Model{}
 	for step := range 3000 {
 		var ws []storage.Write
 		for n := 1 + rng.IntN(6); n > 0; n-- {
@@ -74,40 +74,17 @@ func TestPebbleKnownVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range ws {
-				switch w.Kind {
-				case storage.Put:
-					if model[w.Key] == nil {
-						model[w.Key] = map[storage.Version]string{}
-					}
-					model[w.Key][w.Version] = string(w.Value)
-				case storage.DeleteBelow:
-					for v := range model[w.Key] {
-						if v < w.Version {
-							delete(model[w.Key], v)
-						}
-					}
-				case storage.Delete:
-					delete(model, w.Key)
-				case storage.DeleteVersion:
-					delete(model[w.Key], w.Version)
-				}
-			}
+			model.Apply(ws)
 		}
 		for _, k := range keys {
 			for at := range storage.Version(versions) {
-				want, found := storage.Version(0), false
-				for v := range model[k] {
-					if v <= at && (!found || v > want) {
-						want, found = v, true
-					}
-				}
+				want, found := model.GetAt(k, at)
 				got, ok, err := p.GetAt(k, at)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ok != found || (found && (got.Version != want || string(got.Value) != model[k][want])) {
-					t.Fatalf("step %d (%v): GetAt(%q, %d) = %v %v, want version %d %v", step, ws, k, at, got, ok, want, found)
+				if ok != found || (found && (got.Version != want.Version || string(got.Value) != string(want.Value))) {
+					t.Fatalf("step %d (%v): GetAt(%q, %d) = %v %v, want version %d %v", step, ws, k, at, got, ok, want.Version, found)
 				}
 			}
 		}

@@ -333,7 +333,7 @@ var cases = []testCase{
 	}},
 	{"RandomAgainstModel", func(t *testing.T, e storage.Engine, _ *bool) {
 		rng := rand.New(rand.NewPCG(42, 7))
-		m := model{}
+		m := Model{}
 		keys := []string{"", "a", "a\x00", "a\x00\x00", "a\xff", "ab", "b", "\x00", "\xff", "b/1", "b/2"}
 		for step := 0; step < 300; step++ {
 			var ws []storage.Write
@@ -355,35 +355,49 @@ var cases = []testCase{
 			if err := e.Apply(ws, rng.IntN(2) == 0); err != nil {
 				t.Fatal(err)
 			}
-			m.apply(ws)
+			m.Apply(ws)
 			k := keys[rng.IntN(len(keys))]
 			v := storage.Version(rng.IntN(13))
-			if want, ok := m.getAt(k, v); ok {
+			if want, ok := m.GetAt(k, v); ok {
 				wantGetAt(t, e, k, v, want.Version, string(want.Value))
 			} else {
 				wantMissingAt(t, e, k, v)
 			}
-			if want, ok := m.getAt(k, math.MaxUint64); ok {
+			if want, ok := m.GetAt(k, math.MaxUint64); ok {
 				wantGet(t, e, k, want.Version, string(want.Value))
 			} else {
 				wantMissing(t, e, k)
 			}
 			if step%10 == 0 {
 				prefix := keys[rng.IntN(len(keys))]
-				wantScan(t, e, prefix, m.scan(prefix)...)
+				wantScan(t, e, prefix, m.Scan(prefix)...)
 			}
 			if t.Failed() {
 				t.Fatalf("failed at step %d", step)
 			}
 		}
-		wantScan(t, e, "", m.scan("")...)
+		wantScan(t, e, "", m.Scan("")...)
 	}},
 }
 
-// model is a trivially correct engine: key -> version -> value.
-type model map[string]map[storage.Version]string
+// Model is a trivially correct engine, key -> version -> value, for
+// tests that check an engine's contents against what it was given.
+type Model map[string]map[storage.Version]string
 
-func (m model) apply(ws []storage.Write) {
+// Clone returns a deep copy of m.
+func (m Model) Clone() Model {
+	c := Model{}
+	for k, vs := range m {
+		c[k] = map[storage.Version]string{}
+		for v, val := range vs {
+			c[k][v] = val
+		}
+	}
+	return c
+}
+
+// Apply applies ws as an engine would.
+func (m Model) Apply(ws []storage.Write) {
 	for _, w := range ws {
 		switch w.Kind {
 		case storage.Put:
@@ -408,7 +422,8 @@ func (m model) apply(ws []storage.Write) {
 	}
 }
 
-func (m model) getAt(key string, at storage.Version) (storage.Record, bool) {
+// GetAt returns key's newest version at or below at.
+func (m Model) GetAt(key string, at storage.Version) (storage.Record, bool) {
 	var best storage.Record
 	found := false
 	for v, val := range m[key] {
@@ -419,11 +434,12 @@ func (m model) getAt(key string, at storage.Version) (storage.Record, bool) {
 	return best, found
 }
 
-func (m model) scan(prefix string) []storage.Record {
+// Scan returns the newest version of every key with prefix, in key order.
+func (m Model) Scan(prefix string) []storage.Record {
 	var out []storage.Record
 	for k := range m {
 		if strings.HasPrefix(k, prefix) {
-			r, _ := m.getAt(k, math.MaxUint64)
+			r, _ := m.GetAt(k, math.MaxUint64)
 			out = append(out, r)
 		}
 	}
