@@ -235,11 +235,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 		switch {
 		case b.Dep.SelfWritten:
-			if m.committed[dk] || m.selfWritten[dk] {
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
-			} else {
-				addWaiter(m.selfWaiters, dk, msg.From)
-			}
+			m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
 		case b.Dep.Installed:
 			if m.installedHere(dk) {
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -251,6 +247,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
 			} else {
 				addWaiter(m.readyWaiters, dk, msg.From)
+			}
+			if b.SelfToo {
+				m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
 			}
 		case m.committed[dk]:
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -284,6 +283,16 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
+}
+
+// askedSelfWritten answers, or waits to answer, a DepCheck asking
+// whether a version is written itself here (or written).
+func (m *middleMan) askedSelfWritten(from protocol.NodeID, key string, version uint64, r *protocol.Ready) {
+	if dk := depKey(key, version); m.committed[dk] || m.selfWritten[dk] {
+		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version, SelfWritten: true}, Clock: m.lc.now})
+	} else {
+		addWaiter(m.selfWaiters, dk, from)
+	}
 }
 
 // get answers a ring read with the current version and whether it is in

@@ -998,7 +998,12 @@ type DepCheck struct {
 	// for too long (resend.go): the dependency's MM, if it has never seen
 	// that version, asks the CC that minted it to send it again
 	// (ResendReq).
-	Lost          bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	Lost bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	// self_too, on a program-order DepCheck (dep.program_order), asks in
+	// the same message for the self_written answer as well: two DepOKs
+	// come back, one when the version is ready, one when it is written
+	// itself (doc.go, "One ask per predecessor").
+	SelfToo       bool `protobuf:"varint,3,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1043,6 +1048,13 @@ func (x *DepCheck) GetDep() *Dep {
 func (x *DepCheck) GetLost() bool {
 	if x != nil {
 		return x.Lost
+	}
+	return false
+}
+
+func (x *DepCheck) GetSelfToo() bool {
+	if x != nil {
+		return x.SelfToo
 	}
 	return false
 }
@@ -1902,10 +1914,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\"H\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"c\n" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
-	"\x04lost\x18\x02 \x01(\bR\x04lost\"]\n" +
+	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
+	"\bself_too\x18\x03 \x01(\bR\aselfToo\"]\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
