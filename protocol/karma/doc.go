@@ -536,15 +536,21 @@
 // are made together, once per (MM, predecessor) (depwait: only the first
 // waiter asks), so they now go as one DepCheck with self_too set; the
 // dependency's MM answers each part as before, registering the asker
-// as a ready waiter and as a self-written waiter, or answering at once
-// (two DepOKs, which come at different times: ready at arrival,
-// written itself only once invalidations and P(j) are done). A combined
+// as a ready waiter and as a self-written waiter, or answering at once.
+// When both parts hold on arrival (55% of the combined asks on the run
+// below: the ring wrote j before its acknowledgement reached the CC and
+// left j out of later copies) one DepOK with self_too answers both;
+// otherwise two DepOKs come, at different times (ready at arrival,
+// written itself once invalidations and P(j) are done). A combined
 // DepCheck is exactly the two DepChecks delivered together, so nothing
 // depends on their order; re-asks (depwait's backed-off retransmissions,
-// lost) stay one per part. testdata/written_without_chain,
+// lost) stay one per part; the asker handles a combined DepOK as the
+// ready DepOK followed by the self-written one, the order in which two
+// would have been sent. testdata/written_without_chain,
 // pipelined_crash_mid_batch and txn_second_round_past_version fail if
-// the receiver ignores self_too (the self-written answer never comes
-// unless re-asked).
+// the answering MM ignores DepCheck.self_too, and written_without_chain
+// and txn_second_round_past_version if the asker ignores DepOK.self_too
+// (the self-written answer is lost until re-asked).
 //
 // Where the DepChecks come from (karma-aws8, ycsb-95-5, 4 clients per
 // DC, 5 s, seed 2; first asks crossing the WAN, re-asks not counted):
@@ -556,9 +562,14 @@
 // What it changed (causeway sim --protocol karma --topology karma-aws8
 // --workload ycsb-95-5 --clients-per-dc 4 --duration 5s --seed 2
 // --wan-by-kind, main and this side by side): DepChecks over the WAN
-// per put 37.0 -> 22.0, their bytes per put 810 -> 512 (21.9 -> 23.2 B
-// each); all WAN bytes per put 3698 -> 3401; visibility p50 290 -> 291
-// ms, ops/s 3600 both. cops on that run: 1893 B per put.
+// per put 37.0 -> 22.1, their bytes per put 810 -> 513 (21.9 -> 23.2 B
+// each); DepOKs per put 36.5 -> 28.5, bytes 946 -> 764; all WAN bytes
+// per put 3698 -> 3221 (RingPut unchanged, 1360: 2.7 copies of 501 B,
+// ~15 program-order dependencies each); visibility p50 290 -> 291 ms,
+// ops/s 3600 -> 3601. cops on that run: 1893 B per put. Left: the
+// RingPut's dependency list (a packed, version-delta encoding of its
+// program-order entries would save ~8 of ~25 B each) and fewer
+// predecessors per copy.
 //
 // # Message catalogue (wire/karmapb)
 //
@@ -581,8 +592,9 @@
 // installed (not written) dependency, Dep.program_order for a ready one,
 // whose DepOK carries its ready time, Dep.self_written for an earlier
 // write of the thread written itself (not its own predecessors), and
-// DepCheck.self_too on a program-order DepCheck asks that too (two
-// DepOKs; "One ask per predecessor"); DepCheck.lost marks a DepCheck sent
+// DepCheck.self_too on a program-order DepCheck asks that too
+// (DepOK.self_too answers both at once; "One ask per predecessor");
+// DepCheck.lost marks a DepCheck sent
 // again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
 // RingPut.writer and RingGetReply.writer (an in-flight version's) name
 // the writing session; Dep.writer is the CC's own record of it and never

@@ -243,13 +243,21 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				addWaiter(m.installedWaiters, dk, msg.From)
 			}
 		case b.Dep.ProgramOrder:
-			if at, ok := m.readyAt[dk]; ok {
+			at, ready := m.readyAt[dk]
+			switch {
+			case ready && b.SelfToo && (m.committed[dk] || m.selfWritten[dk]):
+				// Both parts answered at once: one DepOK.
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at, SelfToo: true})
+			case ready:
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
-			} else {
+				if b.SelfToo {
+					m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
+				}
+			default:
 				addWaiter(m.readyWaiters, dk, msg.From)
-			}
-			if b.SelfToo {
-				m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
+				if b.SelfToo {
+					m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
+				}
 			}
 		case m.committed[dk]:
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -264,6 +272,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				m.knownSelfWritten[dk] = true
 			case b.Dep.ProgramOrder:
 				m.knownReady[dk] = b.Ready
+				if b.SelfToo {
+					m.knownSelfWritten[dk] = true
+				}
 			case b.Dep.Installed:
 				m.knownInstalled[dk] = true
 			default:
@@ -272,6 +283,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 		if !m.stabilityAnswer(msg.From, b, &r) {
 			m.depSatisfied(now, depName(b.Dep), &r)
+			if b.SelfToo && b.Dep.ProgramOrder {
+				m.depSatisfied(now, selfPrefix+depKey(b.Dep.Key, b.Dep.Version), &r)
+			}
 		}
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)

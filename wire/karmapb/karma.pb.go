@@ -1068,7 +1068,11 @@ type DepOK struct {
 	// ready is, for a program-order dependency, the commit-clock time at
 	// which the write became ready in the ring (doc.go, "Pipelined
 	// propagation"): the same number to every MM that asks.
-	Ready         uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
+	Ready uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
+	// self_too answers a program-order DepCheck's self_too part in the
+	// same message: the version is written itself as well as ready
+	// (doc.go, "One ask per predecessor").
+	SelfToo       bool `protobuf:"varint,4,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1122,6 +1126,13 @@ func (x *DepOK) GetReady() uint64 {
 		return x.Ready
 	}
 	return 0
+}
+
+func (x *DepOK) GetSelfToo() bool {
+	if x != nil {
+		return x.SelfToo
+	}
+	return false
 }
 
 // CacheGet: CC -> a cache node of its DC.
@@ -1918,11 +1929,12 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
 	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
-	"\bself_too\x18\x03 \x01(\bR\aselfToo\"]\n" +
+	"\bself_too\x18\x03 \x01(\bR\aselfToo\"x\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
-	"\x05ready\x18\x03 \x01(\x04R\x05ready\"3\n" +
+	"\x05ready\x18\x03 \x01(\x04R\x05ready\x12\x19\n" +
+	"\bself_too\x18\x04 \x01(\bR\aselfToo\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
