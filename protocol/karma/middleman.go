@@ -222,7 +222,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		m.read(msg.From, b, &r)
 	case *pb.RingPut:
 		m.lc.observe(b.Clock)
-		m.put(now, msg.From, b, &r)
+		m.put(now, msg.From, unpackAfter(b), &r)
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)

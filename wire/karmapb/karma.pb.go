@@ -753,7 +753,13 @@ type RingPut struct {
 	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
 	// writer is the session (client thread) that wrote it: an MM returns it
 	// with the version while it is in flight (RingGetReply.writer).
-	Writer        string `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
+	Writer string `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
+	// after_keys and after_versions are the copy's program-order
+	// dependencies (Dep.program_order), packed: the i-th is
+	// (after_keys[i], the sum of after_versions[0..i]) (doc.go, "One ask
+	// per predecessor"). The MM reads them as deps.
+	AfterKeys     []string `protobuf:"bytes,9,rep,name=after_keys,json=afterKeys,proto3" json:"after_keys,omitempty"`
+	AfterVersions []uint64 `protobuf:"varint,10,rep,packed,name=after_versions,json=afterVersions,proto3" json:"after_versions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -842,6 +848,20 @@ func (x *RingPut) GetWriter() string {
 		return x.Writer
 	}
 	return ""
+}
+
+func (x *RingPut) GetAfterKeys() []string {
+	if x != nil {
+		return x.AfterKeys
+	}
+	return nil
+}
+
+func (x *RingPut) GetAfterVersions() []uint64 {
+	if x != nil {
+		return x.AfterVersions
+	}
+	return nil
 }
 
 // RingPutAck: MM -> CC, once the write is in the ring (deps satisfied,
@@ -1905,7 +1925,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x03evt\x18\b \x01(\x04R\x03evt\x12\x17\n" +
 	"\atoo_old\x18\t \x01(\bR\x06tooOld\x12\x16\n" +
 	"\x06writer\x18\n" +
-	" \x01(\tR\x06writer\"\xcd\x01\n" +
+	" \x01(\tR\x06writer\"\x93\x02\n" +
 	"\aRingPut\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -1914,7 +1934,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
 	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x16\n" +
-	"\x06writer\x18\b \x01(\tR\x06writer\"r\n" +
+	"\x06writer\x18\b \x01(\tR\x06writer\x12\x1d\n" +
+	"\n" +
+	"after_keys\x18\t \x03(\tR\tafterKeys\x12%\n" +
+	"\x0eafter_versions\x18\n" +
+	" \x03(\x04R\rafterVersions\"r\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
