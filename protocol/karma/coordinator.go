@@ -764,12 +764,12 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 // hands). Of its program-order dependencies it keeps those the ring has
 // not acknowledged yet: an acknowledged one is written there, and the
 // clock this copy carries is above its evt (doc.go, "Pipelined
-// propagation").
+// propagation"). They go packed (after_keys, after_versions; the MM
+// unpacks them, unpackAfter).
 func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 	p := e.put
-	deps := p.Deps
 	if !p.Notify {
-		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
+		deps := make([]*pb.Dep, 0, len(p.Deps))
 		for _, d := range p.Deps {
 			switch {
 			case d.ProgramOrder: // a write buffered before they were computed here
@@ -795,7 +795,7 @@ func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 		}
 		return out
 	}
-	deps = make([]*pb.Dep, 0, len(p.Deps))
+	deps := make([]*pb.Dep, 0, len(p.Deps))
 	for _, d := range p.Deps {
 		deps = append(deps, stripped(d))
 	}
