@@ -36,7 +36,6 @@ type Pebble struct {
 	closed   bool
 	inflight int // operations using db
 	db       *pebble.DB
-	closeAIO func() error // releases the AIO syncer, if the store has one
 
 	// wmu serializes the Applies that write. known is, for keys that a
 	// DeleteBelow read or pruned, their live versions as of the last
@@ -70,20 +69,14 @@ func OpenPebble(dir string, opts PebbleOptions) (*Pebble, error) {
 	} else {
 		po.LoggerAndTracer = quietLogger{}
 	}
-	var closeAIO func() error
 	if po.FS == nil {
-		// The real disk, its files synced through AIO where there is
-		// some (aiosync_linux.go).
-		po.FS, closeAIO = openAIO(vfs.Default)
+		po.FS = vfs.Default
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
-		if closeAIO != nil {
-			_ = closeAIO()
-		}
 		return nil, fmt.Errorf("storage: open pebble store %q: %w", dir, err)
 	}
-	p := &Pebble{db: db, closeAIO: closeAIO}
+	p := &Pebble{db: db}
 	p.idle.L = &p.mu
 	return p, nil
 }
@@ -485,11 +478,7 @@ func (p *Pebble) Close() error {
 		p.idle.Wait()
 	}
 	p.mu.Unlock()
-	err := p.db.Close()
-	if p.closeAIO != nil {
-		err = errors.Join(err, p.closeAIO())
-	}
-	return err
+	return p.db.Close()
 }
 
 // Key encoding.
