@@ -764,12 +764,12 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 // hands). Of its program-order dependencies it keeps those the ring has
 // not acknowledged yet: an acknowledged one is written there, and the
 // clock this copy carries is above its evt (doc.go, "Pipelined
-// propagation"). They go packed (after_keys, after_versions; the MM
-// unpacks them, unpackAfter).
+// propagation").
 func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 	p := e.put
+	deps := p.Deps
 	if !p.Notify {
-		deps := make([]*pb.Dep, 0, len(p.Deps))
+		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
 		for _, d := range p.Deps {
 			switch {
 			case d.ProgramOrder: // a write buffered before they were computed here
@@ -781,23 +781,20 @@ func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 				deps = append(deps, stripped(d))
 			}
 		}
-		out := &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Id: p.Id, Clock: c.lc.now, Writer: p.Writer}
-		var last uint64
 		for _, e := range t.wb {
 			if e.put.Version >= p.Version {
 				break
 			}
 			if !e.acked[ring] {
-				out.AfterKeys = append(out.AfterKeys, e.put.Key)
-				out.AfterVersions = append(out.AfterVersions, e.put.Version-last)
-				last = e.put.Version
+				deps = append(deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
 			}
 		}
-		return out
 	}
-	deps := make([]*pb.Dep, 0, len(p.Deps))
-	for _, d := range p.Deps {
-		deps = append(deps, stripped(d))
+	if p.Notify {
+		deps = make([]*pb.Dep, 0, len(p.Deps))
+		for _, d := range p.Deps {
+			deps = append(deps, stripped(d))
+		}
 	}
 	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now, Writer: p.Writer}
 }

@@ -527,63 +527,6 @@
 // (restrictions lifted as soon as the dependency completes, which only
 // the writer's CC learns).
 //
-// # One ask per predecessor (issue 17)
-//
-// A RingPut names, for its ring, every earlier write of its thread the
-// ring has not acknowledged (P(s)), and the MM asks each one's MM two
-// things: is it ready (program_order: its ready time, to install s) and
-// is it written itself (self_written: to count s written). The two asks
-// are made together, once per (MM, predecessor) (depwait: only the first
-// waiter asks), so they now go as one DepCheck with self_too set; the
-// dependency's MM answers each part as before, registering the asker
-// as a ready waiter and as a self-written waiter, or answering at once.
-// When both parts hold on arrival (55% of the combined asks on the run
-// below: the ring wrote j before its acknowledgement reached the CC and
-// left j out of later copies) one DepOK with self_too answers both;
-// otherwise two DepOKs come, at different times (ready at arrival,
-// written itself once invalidations and P(j) are done). A combined
-// DepCheck is exactly the two DepChecks delivered together, so nothing
-// depends on their order; re-asks (depwait's backed-off retransmissions,
-// lost) stay one per part; the asker handles a combined DepOK as the
-// ready DepOK followed by the self-written one, the order in which two
-// would have been sent. testdata/written_without_chain,
-// pipelined_crash_mid_batch and txn_second_round_past_version fail if
-// the answering MM ignores DepCheck.self_too, and written_without_chain
-// and txn_second_round_past_version if the asker ignores DepOK.self_too
-// (the self-written answer is lost until re-asked).
-//
-// Where the DepChecks come from (karma-aws8, ycsb-95-5, 4 clients per
-// DC, 5 s, seed 2; first asks crossing the WAN, re-asks not counted):
-// of ~32 k, program-order ready 13.8 k and self-written 13.6 k, put-after
-// installed 2.2 k and written 2.3 k. Program order is 85% of them: a
-// sao-paulo thread writes every ~25 ms and a ring acknowledges in up to
-// ~1 s, so a copy carries ~15 unacknowledged predecessors.
-//
-// What it changed (causeway sim --protocol karma --topology karma-aws8
-// --workload ycsb-95-5 --clients-per-dc 4 --duration 5s --seed 2
-// --wan-by-kind, main and this side by side): DepChecks over the WAN
-// per put 37.0 -> 22.1, their bytes per put 810 -> 513 (21.9 -> 23.2 B
-// each); DepOKs per put 36.5 -> 28.5, bytes 946 -> 764; all WAN bytes
-// per put 3698 -> 3221 (RingPut unchanged, 1360: 2.7 copies of 501 B,
-// ~15 program-order dependencies each); visibility p50 290 -> 291 ms,
-// ops/s 3600 -> 3601. cops on that run: 1893 B per put.
-//
-// A copy's program-order dependencies travel packed (RingPut.after_keys,
-// after_versions: keys, and versions as differences from the previous
-// one, in the buffer's order): each entry costs its key and a 1-3 B
-// varint instead of a ~25 B Dep. The MM unpacks them into Deps with
-// program_order before anything else sees the write (unpackAfter), so
-// waiting, persisting ("p/") and recovery are as before; only the
-// encoding on the wire changed. Same run: RingPut 501.6 -> 435.6 B,
-// 1362 -> 1183 B per put, all WAN bytes per put 3221 -> 3041,
-// meta/write 410 -> 328, every count and latency unchanged.
-//
-// Left (still ~1.6x cops): ~22 DepChecks and ~28 DepOKs per put, and
-// ~15 predecessors per copy, because a ring's acknowledgement reaches
-// the CC ~1 s after a sao-paulo thread's write while it writes every
-// ~25 ms; cutting those needs fewer predecessors per copy or an MM
-// learning about a thread's earlier writes from its later ones.
-//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -600,16 +543,11 @@
 //	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
 //	ProbeReq -> ProbeResp                 CC -> an MM of a suspect DC -> CC (§6.2; an id each, ~7 bytes)
 //
-// RingPut.after_keys/after_versions are its program-order dependencies,
-// packed (see "One ask per predecessor"). RingPutAck carries the
-// acknowledged write's key and version, and
+// RingPutAck carries the acknowledged write's key and version, and
 // CacheGetReply the key (see "Incarnations"). Dep.installed asks for an
 // installed (not written) dependency, Dep.program_order for a ready one,
 // whose DepOK carries its ready time, Dep.self_written for an earlier
-// write of the thread written itself (not its own predecessors), and
-// DepCheck.self_too on a program-order DepCheck asks that too
-// (DepOK.self_too answers both at once; "One ask per predecessor");
-// DepCheck.lost marks a DepCheck sent
+// write of the thread written itself (not its own predecessors); DepCheck.lost marks a DepCheck sent
 // again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
 // RingPut.writer and RingGetReply.writer (an in-flight version's) name
 // the writing session; Dep.writer is the CC's own record of it and never

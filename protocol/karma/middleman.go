@@ -222,7 +222,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		m.read(msg.From, b, &r)
 	case *pb.RingPut:
 		m.lc.observe(b.Clock)
-		m.put(now, msg.From, unpackAfter(b), &r)
+		m.put(now, msg.From, b, &r)
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)
@@ -235,7 +235,11 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 		switch {
 		case b.Dep.SelfWritten:
-			m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
+			if m.committed[dk] || m.selfWritten[dk] {
+				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
+			} else {
+				addWaiter(m.selfWaiters, dk, msg.From)
+			}
 		case b.Dep.Installed:
 			if m.installedHere(dk) {
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -243,21 +247,10 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				addWaiter(m.installedWaiters, dk, msg.From)
 			}
 		case b.Dep.ProgramOrder:
-			at, ready := m.readyAt[dk]
-			switch {
-			case ready && b.SelfToo && (m.committed[dk] || m.selfWritten[dk]):
-				// Both parts answered at once: one DepOK.
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at, SelfToo: true})
-			case ready:
+			if at, ok := m.readyAt[dk]; ok {
 				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
-				if b.SelfToo {
-					m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
-				}
-			default:
+			} else {
 				addWaiter(m.readyWaiters, dk, msg.From)
-				if b.SelfToo {
-					m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version, &r)
-				}
 			}
 		case m.committed[dk]:
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
@@ -272,9 +265,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				m.knownSelfWritten[dk] = true
 			case b.Dep.ProgramOrder:
 				m.knownReady[dk] = b.Ready
-				if b.SelfToo {
-					m.knownSelfWritten[dk] = true
-				}
 			case b.Dep.Installed:
 				m.knownInstalled[dk] = true
 			default:
@@ -283,9 +273,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 		if !m.stabilityAnswer(msg.From, b, &r) {
 			m.depSatisfied(now, depName(b.Dep), &r)
-			if b.SelfToo && b.Dep.ProgramOrder {
-				m.depSatisfied(now, selfPrefix+depKey(b.Dep.Key, b.Dep.Version), &r)
-			}
 		}
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
@@ -297,16 +284,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
-}
-
-// askedSelfWritten answers, or waits to answer, a DepCheck asking
-// whether a version is written itself here (or written).
-func (m *middleMan) askedSelfWritten(from protocol.NodeID, key string, version uint64, r *protocol.Ready) {
-	if dk := depKey(key, version); m.committed[dk] || m.selfWritten[dk] {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version, SelfWritten: true}, Clock: m.lc.now})
-	} else {
-		addWaiter(m.selfWaiters, dk, from)
-	}
 }
 
 // get answers a ring read with the current version and whether it is in

@@ -170,21 +170,15 @@ func (m *middleMan) waitPredecessors(now time.Duration, b *pb.RingPut, r *protoc
 			continue
 		}
 		dk := depKey(d.Key, d.Version)
-		askReady, askSelf := false, false
-		if _, ok := m.readyOf(dk); !ok {
-			askReady = m.deps.Wait(conf, readyPrefix+dk, d, now)
+		if _, ok := m.readyOf(dk); !ok && m.deps.Wait(conf, readyPrefix+dk, d, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
 		}
-		if !m.committed[dk] && !m.knownWritten[dk] && !m.selfWritten[dk] && !m.knownSelfWritten[dk] {
-			sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true}
-			askSelf = m.deps.Wait(order, selfPrefix+dk, sd, now)
-			if askSelf && !askReady {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: sd})
-			}
+		if m.committed[dk] || m.knownWritten[dk] || m.selfWritten[dk] || m.knownSelfWritten[dk] {
+			continue
 		}
-		if askReady {
-			// Both asked at once: one message (doc.go, "One ask per
-			// predecessor"); depwait's re-asks go one by one.
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d, SelfToo: askSelf})
+		sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true}
+		if m.deps.Wait(order, selfPrefix+dk, sd, now) {
+			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: sd})
 		}
 	}
 }

@@ -134,22 +134,3 @@ func (t *threadState) sortedDeps(keys []string) []*pb.Dep {
 	}
 	return out
 }
-
-// unpackAfter returns a RingPut with its packed program-order
-// dependencies (after_keys, after_versions) as Deps with program_order,
-// the form the MM waits on and persists. b itself is not modified (a
-// runtime may share it); every field is copied by hand.
-func unpackAfter(b *pb.RingPut) *pb.RingPut {
-	if len(b.AfterKeys) == 0 {
-		return b
-	}
-	n := min(len(b.AfterKeys), len(b.AfterVersions))
-	deps := make([]*pb.Dep, 0, len(b.Deps)+n)
-	deps = append(deps, b.Deps...)
-	var v uint64
-	for i := range n {
-		v += b.AfterVersions[i]
-		deps = append(deps, &pb.Dep{Key: b.AfterKeys[i], Version: v, ProgramOrder: true})
-	}
-	return &pb.RingPut{Key: b.Key, Value: b.Value, Version: b.Version, Deps: deps, Notify: b.Notify, Id: b.Id, Clock: b.Clock, Writer: b.Writer}
-}

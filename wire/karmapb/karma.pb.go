@@ -753,13 +753,7 @@ type RingPut struct {
 	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
 	// writer is the session (client thread) that wrote it: an MM returns it
 	// with the version while it is in flight (RingGetReply.writer).
-	Writer string `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
-	// after_keys and after_versions are the copy's program-order
-	// dependencies (Dep.program_order), packed: the i-th is
-	// (after_keys[i], the sum of after_versions[0..i]) (doc.go, "One ask
-	// per predecessor"). The MM reads them as deps.
-	AfterKeys     []string `protobuf:"bytes,9,rep,name=after_keys,json=afterKeys,proto3" json:"after_keys,omitempty"`
-	AfterVersions []uint64 `protobuf:"varint,10,rep,packed,name=after_versions,json=afterVersions,proto3" json:"after_versions,omitempty"`
+	Writer        string `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -848,20 +842,6 @@ func (x *RingPut) GetWriter() string {
 		return x.Writer
 	}
 	return ""
-}
-
-func (x *RingPut) GetAfterKeys() []string {
-	if x != nil {
-		return x.AfterKeys
-	}
-	return nil
-}
-
-func (x *RingPut) GetAfterVersions() []uint64 {
-	if x != nil {
-		return x.AfterVersions
-	}
-	return nil
 }
 
 // RingPutAck: MM -> CC, once the write is in the ring (deps satisfied,
@@ -1018,12 +998,7 @@ type DepCheck struct {
 	// for too long (resend.go): the dependency's MM, if it has never seen
 	// that version, asks the CC that minted it to send it again
 	// (ResendReq).
-	Lost bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
-	// self_too, on a program-order DepCheck (dep.program_order), asks in
-	// the same message for the self_written answer as well: two DepOKs
-	// come back, one when the version is ready, one when it is written
-	// itself (doc.go, "One ask per predecessor").
-	SelfToo       bool `protobuf:"varint,3,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
+	Lost          bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1072,13 +1047,6 @@ func (x *DepCheck) GetLost() bool {
 	return false
 }
 
-func (x *DepCheck) GetSelfToo() bool {
-	if x != nil {
-		return x.SelfToo
-	}
-	return false
-}
-
 // DepOK: the answer to DepCheck.
 type DepOK struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1088,11 +1056,7 @@ type DepOK struct {
 	// ready is, for a program-order dependency, the commit-clock time at
 	// which the write became ready in the ring (doc.go, "Pipelined
 	// propagation"): the same number to every MM that asks.
-	Ready uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
-	// self_too answers a program-order DepCheck's self_too part in the
-	// same message: the version is written itself as well as ready
-	// (doc.go, "One ask per predecessor").
-	SelfToo       bool `protobuf:"varint,4,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
+	Ready         uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1146,13 +1110,6 @@ func (x *DepOK) GetReady() uint64 {
 		return x.Ready
 	}
 	return 0
-}
-
-func (x *DepOK) GetSelfToo() bool {
-	if x != nil {
-		return x.SelfToo
-	}
-	return false
 }
 
 // CacheGet: CC -> a cache node of its DC.
@@ -1925,7 +1882,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x03evt\x18\b \x01(\x04R\x03evt\x12\x17\n" +
 	"\atoo_old\x18\t \x01(\bR\x06tooOld\x12\x16\n" +
 	"\x06writer\x18\n" +
-	" \x01(\tR\x06writer\"\x93\x02\n" +
+	" \x01(\tR\x06writer\"\xcd\x01\n" +
 	"\aRingPut\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -1934,11 +1891,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
 	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x16\n" +
-	"\x06writer\x18\b \x01(\tR\x06writer\x12\x1d\n" +
-	"\n" +
-	"after_keys\x18\t \x03(\tR\tafterKeys\x12%\n" +
-	"\x0eafter_versions\x18\n" +
-	" \x03(\x04R\rafterVersions\"r\n" +
+	"\x06writer\x18\b \x01(\tR\x06writer\"r\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
@@ -1949,16 +1902,14 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\"c\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"H\n" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
-	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
-	"\bself_too\x18\x03 \x01(\bR\aselfToo\"x\n" +
+	"\x04lost\x18\x02 \x01(\bR\x04lost\"]\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
-	"\x05ready\x18\x03 \x01(\x04R\x05ready\x12\x19\n" +
-	"\bself_too\x18\x04 \x01(\bR\aselfToo\"3\n" +
+	"\x05ready\x18\x03 \x01(\x04R\x05ready\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
