@@ -121,14 +121,6 @@ func describe(ops []history.Op) string {
 // "may be indefinitely bound to the ring with the failed DC. Data in the
 // failed DC is no longer available to the client". So the expectation
 // stays: nothing fails after the restart alone or after the heal.
-//
-// With one put-after dependency per writer thread (protocol/karma,
-// writers.go) it is 31 / 0 for karma and 30 / 0 for karma-nc (32 / 1
-// and 30 / 2 for the commit before, run beside it): the
-// restart still leaves DC c's writes about a second behind in ring
-// {a, b} (protocol/karma doc.go, "One put-after dependency per writer"),
-// so threads of a and b still read them in flight before the cut, where
-// the partition alone fails 3 operations over seeds 1-5.
 func TestKarmaAnswersAfterRestartThenPartition(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("20 simulated runs; make test runs them without -race")

@@ -96,10 +96,6 @@ type threadState struct {
 	// buffered and uncovered need not walk the buffer and every
 	// dependency of its writes at each tick.
 	inWB, covering map[string]int
-	// coverW counts the same dependencies by writer thread and version
-	// (writers.go): a buffered write carrying a writer's later version
-	// lifts that writer's earlier restrictions too.
-	coverW map[string]map[uint64]int
 }
 
 // buffer appends e to the thread's write buffer.
@@ -108,7 +104,6 @@ func (t *threadState) buffer(e *wbEntry) {
 	t.inWB[depKey(e.put.Key, e.put.Version)]++
 	for _, d := range e.put.Deps {
 		t.covering[depKey(d.Key, d.Version)]++
-		t.coverWriter(d, 1)
 	}
 }
 
@@ -120,7 +115,6 @@ func (t *threadState) unbuffer() {
 	decr(t.inWB, depKey(e.put.Key, e.put.Version))
 	for _, d := range e.put.Deps {
 		decr(t.covering, depKey(d.Key, d.Version))
-		t.coverWriter(d, -1)
 	}
 }
 
@@ -210,7 +204,7 @@ func (c *coordinator) recover(st storage.Reader) {
 	_ = st.Scan("r/", func(r storage.Record) error {
 		i := strings.LastIndexByte(r.Key, '/')
 		j := strings.LastIndexByte(r.Key, '@')
-		if i < 2 || j < i || len(r.Value) < 1 {
+		if i < 2 || j < i || len(r.Value) != 1 {
 			return nil
 		}
 		v, err := strconv.ParseUint(r.Key[j+1:], 16, 64)
@@ -218,7 +212,7 @@ func (c *coordinator) recover(st storage.Reader) {
 			return nil
 		}
 		t := c.thread(r.Key[2:i])
-		t.drr[r.Key[i+1:]] = &pb.Dep{Key: r.Key[i+1 : j], Version: v, Writer: string(r.Value[1:])}
+		t.drr[r.Key[i+1:]] = &pb.Dep{Key: r.Key[i+1 : j], Version: v}
 		t.drrRing = int(r.Value[0])
 		return nil
 	})
@@ -240,7 +234,7 @@ func (c *coordinator) thread(name string) *threadState {
 	t := c.threads[name]
 	if t == nil {
 		t = &threadState{name: name, drrRing: -1, drr: map[string]*pb.Dep{}, completed: map[string]*pb.RingPut{},
-			inWB: map[string]int{}, covering: map[string]int{}, coverW: map[string]map[uint64]int{}}
+			inWB: map[string]int{}, covering: map[string]int{}}
 		c.threads[name] = t
 	}
 	return t
@@ -367,7 +361,7 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	// thread still buffered, in every ring) is added to each copy sent
 	// (toRing), not kept here: a backlog of n writes would hold n²
 	// dependencies (doc.go, "Pipelined propagation").
-	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps(), Writer: t.name}
+	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
 	c.nextID++
 	e := c.newEntry(t.name, put)
 	if len(put.Deps) > 0 {
@@ -389,9 +383,6 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 // it would hold every later write until it is written in every ring, one
 // write per ring round trip again.
 //
-// Of one writer thread's writes only the latest is kept (writers.go,
-// collapse): waiting for it waits for the earlier ones.
-//
 // A restriction an earlier buffered write already carries is kept too,
 // although program order implies it: dropped, it let the write become
 // ready before it, so reads of the write's key were held behind it
@@ -404,15 +395,22 @@ func (t *threadState) deps() []*pb.Dep {
 			keys = append(keys, dk)
 		}
 	}
-	return collapse(t.sortedDeps(keys))
+	slices.Sort(keys)
+	out := make([]*pb.Dep, 0, len(keys))
+	for _, dk := range keys {
+		out = append(out, t.drr[dk])
+	}
+	return out
 }
 
-// restrictions are the thread's DRR entries, in key order, one per
-// writer thread (collapse): what a notify-after confirms. A version
-// written in a ring is written there in full, its thread's earlier writes
-// included, so confirming a writer's latest confirms the rest.
+// restrictions are the thread's DRR entries, in key order: what a
+// notify-after confirms.
 func (t *threadState) restrictions() []*pb.Dep {
-	return collapse(t.sortedDeps(slices.Collect(maps.Keys(t.drr))))
+	out := make([]*pb.Dep, 0, len(t.drr))
+	for _, k := range slices.Sorted(maps.Keys(t.drr)) {
+		out = append(out, t.drr[k])
+	}
+	return out
 }
 
 // restricted reports whether the thread's accesses are under a DRR (for
@@ -520,16 +518,15 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 		t.completed[e.put.Key] = e.put
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
-	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version, Writer: t.name}), r)
+	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version}), r)
 }
 
-// lift removes the restrictions of a thread that deps cover (each of
-// deps, and the earlier writes of their writer threads: complete in every
-// ring, as they are, so are those); with none left it may read from any
-// ring again.
+// lift removes the given restrictions of a thread; with none left it may
+// read from any ring again.
 func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
-	for _, dk := range slices.Sorted(maps.Keys(t.drr)) {
-		if covered(t.drr[dk], deps) {
+	for _, d := range deps {
+		dk := depKey(d.Key, d.Version)
+		if t.drr[dk] != nil {
 			delete(t.drr, dk)
 			r.Write(storage.Write{Kind: storage.Delete, Key: drrKey(t.name, dk)}, false)
 		}
@@ -567,8 +564,8 @@ func (c *coordinator) notifies(t *threadState) bool { return !c.p.mode.OwnRing |
 // uncovered reports whether the thread holds a restriction that no write
 // in its write buffer carries as a dependency (and so would lift).
 func (t *threadState) uncovered() bool {
-	for dk, d := range t.drr {
-		if !t.coveredByWB(dk, d) {
+	for dk := range t.drr {
+		if t.covering[dk] == 0 && t.inWB[dk] == 0 {
 			return true
 		}
 	}
@@ -746,7 +743,14 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
 	if b.Version > 0 && b.InFlight {
-		c.restrict(t, int(b.Ring), g.key, b.Version, b.Writer, r)
+		dk := depKey(g.key, b.Version)
+		if t.drrRing < 0 {
+			t.drrRing = int(b.Ring)
+		}
+		if t.drr[dk] == nil {
+			t.drr[dk] = &pb.Dep{Key: g.key, Version: b.Version}
+			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
+		}
 		c.maybeNotify(now, t, r)
 	} else if g.cacheDC != "" && g.epoch != 0 {
 		// Stable, including a key never written (version 0): its loaded
@@ -778,7 +782,7 @@ func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 				// (doc.go, "Pipelined propagation").
 				deps = append(deps, &pb.Dep{Key: d.Key, Version: d.Version, Installed: true})
 			default:
-				deps = append(deps, stripped(d))
+				deps = append(deps, d)
 			}
 		}
 		for _, e := range t.wb {
@@ -790,13 +794,7 @@ func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 			}
 		}
 	}
-	if p.Notify {
-		deps = make([]*pb.Dep, 0, len(p.Deps))
-		for _, d := range p.Deps {
-			deps = append(deps, stripped(d))
-		}
-	}
-	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now, Writer: p.Writer}
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
 }
 
 // found reports whether a read of version with value returned data: a

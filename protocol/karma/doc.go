@@ -37,9 +37,7 @@
 // The CC appends the put to the thread's persistent WB (synced) and
 // acknowledges. It carries as put-after dependencies only the
 // thread's in-flight reads (its DRR entries), less its own buffered
-// writes read back from a ring (see "Pipelined propagation"), and of
-// the versions one writer thread wrote only the latest (see "One
-// put-after dependency per writer"). Every buffered write is sent
+// writes read back from a ring (see "Pipelined propagation"). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from program-order dependencies on the
 // thread's earlier buffered writes (see "Pipelined propagation"). The MM
@@ -311,10 +309,7 @@
 // the dependency's own invalidations and gate per link — more than the
 // ~25 ms between a thread's writes, so the lag grew while the run lasted.
 // Waiting for the dependency to be installed costs one hop per link, off
-// the writing path. With one put-after dependency per writer (session
-// 14; main beside it): karma 290/459 against 301/460, cops 128/164, so
-// 2.27x cops's p50 (2.35x); WAN bytes per put 3698 against 4385 (cops
-// 1893), 76.7 k WAN messages against 92.6 k.
+// the writing path.
 //
 // What is left is structural: in a ring spanning several DCs (karma-aws8's
 // ring 0 spans 175 ms, ring 1 105 ms) a write is installed at its key's
@@ -422,111 +417,6 @@
 // started beside main's on a loaded 2-core machine: 1170 s wall, 395
 // user-s, against main's 314 s and 106 user-s (3.7x; it was about 11x).
 //
-// # One put-after dependency per writer (writers.go)
-//
-// A thread that reads other threads' in-flight writes collects
-// restrictions by the dozen (DC c's threads in the restart run below held
-// ~500 each), and each of its writes named them all: each a DepCheck in
-// every ring. Of the versions one writer thread wrote, a write now names
-// only the latest the thread has read, and a notify-after likewise. An MM
-// returns the writer (a session name) with an in-flight version
-// (RingGetReply.writer, taken from RingPut.writer); the CC keeps it with
-// the restriction (Dep.writer, persisted with the DRR entry and the
-// buffered write) and sends no MM a Dep with it. A writer is a session at
-// one CC: its versions grow in its program order there (the CC's version
-// clock only moves on, across restarts too, being leased), and a session
-// that moves to another CC (token.go) mints there versions unrelated to
-// those, so the two are different writers. A version whose writer is
-// unknown (installed before its MM restarted: "d/<key>" keeps no writer)
-// is never collapsed.
-//
-// Why waiting for the latest, s, waits for every earlier write j of its
-// thread, in each ring R:
-//
-//   - Installed (readable). s is installed in R only once every member of
-//     P(s) for R's copy is ready there; a j not in it was acknowledged by
-//     R (written there) when that copy was sent, or complete before s
-//     existed. So when s is installed every j is ready, installed or
-//     written in R: a read of j's key waits while j is ready and not
-//     installed (held reads), and j becomes installed, since its own
-//     P(j) is within P(s) or written. Being ready, j's own put-after
-//     dependencies are installed in R, and so on: the induction of
-//     "Put-after" below holds with the collapsed list. A DepCheck with
-//     installed is answered only at install, never at ready or on
-//     arrival, and a version is readable only once installed (gets and a
-//     get-transaction's rounds return installed versions only, so the
-//     version a reader saw is installed where it read it: Dep.installed
-//     for that ring stays true).
-//   - Written. s is written (committed) in R only once every member of
-//     P(s) is written itself there, and j written itself has its put-after
-//     dependencies written: so s written means j and its causal past
-//     written in R, which is what the written gate and notify-after ask.
-//   - Restarts. Ready, installed and written are each persisted before
-//     anyone is told ("p/", "i/", "s/"), so a restarted MM never answers
-//     less than it did; a write it lost before it was ready was never
-//     reported ready, so s waits. A restarted CC resends its buffered
-//     writes with every earlier buffered write as P(s) (acknowledgements
-//     are not persisted): more dependencies, never fewer.
-//   - Writes buffered at the CC. A write not yet sent to R (the pipeline
-//     window) is in P(s) of every later write sent there, and the window
-//     sends a ring a thread's writes in program order.
-//   - Ring moves (rebind.go). All of a thread's restrictions come from its
-//     ring; a notify-after that moves it to another ring confirms the
-//     collapsed list, and each confirmed s written there is the earlier
-//     writes written there too (above).
-//   - Lifting. A write completes when every ring has written it, so its
-//     collapsed dependency s and with it every earlier write of s's
-//     thread is written in every ring: complete lifts every restriction
-//     the write covers (the dependency, or an earlier version of its
-//     writer), and a notify-after every one it covers; uncovered counts a
-//     restriction as covered by a buffered write that carries its writer's
-//     later version.
-//
-// testdata/put_after_latest_of_writer holds the older write back from a
-// ring: the dependent write, naming only the later one, waits there
-// (without install waiting for P(s), the checker finds a stale read).
-//
-// What it changed (local3, read-txn, 200 records, 12 clients, 1 s
-// timeout, b/s1 crashed from 300 to 800 ms, 12 s, seed 1, main and this
-// in one run): WAN bytes per RingPut 9221 -> 2518, WAN bytes per put
-// 12.7 K -> 3.8 K, DepChecks over the WAN per put 16.9 -> 11.1. DC c's
-// visibility p50 did not recover: 1157 -> 1093 ms (122 ms without the
-// fault), 1239 -> 1111 ms over the last 4 s. Over a 30 s run's last
-// 10 s: 1708 -> 1177 ms. Main's lag kept growing; now it holds at about
-// a second, but does not drain.
-//
-// Why the backlog does not drain (traces of that run, per write of DC c
-// at ring {a, b}'s MMs, arriving 3-5 s into it; without the fault in
-// brackets): arrival to ready 355 ms [100], ready to installed 2 ms [2],
-// installed to written 737 ms [38]; each of c's threads holds ~220
-// buffered writes [~10], 128 sent (the window) and ~90 waiting for room,
-// and ~550 restrictions. The MMs are not saturated (4-5 k inputs a second
-// at 100 µs each). What is slow is the chain: c's threads read each
-// other's newest in-flight writes, so a write depends on another
-// thread's write put a few milliseconds earlier, which depends on a
-// third's, and so on. A link costs one intra-ring one-way hop (the
-// DepOK from the dependency's MM once it is installed, or written) —
-// 20 ms when the two MMs are in a and in b — but the writes it links
-// are put only a few ms apart, so every link adds lag. The lag is
-// bounded only while few reads return in-flight versions: with the lag
-// at 120 ms a restriction lives ~120 ms and a thread's writes name few
-// fresh ones; once the fault has raised it to a second, restrictions
-// live a second and nearly every write names another thread's write
-// from a few ms before — a second stable state. Neither chain alone
-// keeps it there: with the written gate and the predecessors' written
-// wait both switched off (unsound; an experiment) arrival to ready
-// grows to 1.1 s and visibility p50 stays at 1.3 s. A larger window
-// does not help (1024: 1.38 s; 32: 1.97 s; 128: 1.05 s, 6 s runs).
-// The hop is the knob: with a-b's round trip set to 4, 20 or 30 ms
-// instead of 40 (same run, last 4 s of 12) the backlog drains, on main
-// as here — DC c's visibility p50 62, 80 and 91 ms (main 62, 81, 92),
-// against 1111 ms (main 1239) at 40 ms.
-// What would: a link cheaper than a cross-DC hop (an MM knowing a
-// writer's later write installed needs not ask about its earlier ones,
-// but the chain runs through latest writes), or fewer fresh links
-// (restrictions lifted as soon as the dependency completes, which only
-// the writer's CC learns).
-//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -549,9 +439,6 @@
 // whose DepOK carries its ready time, Dep.self_written for an earlier
 // write of the thread written itself (not its own predecessors); DepCheck.lost marks a DepCheck sent
 // again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
-// RingPut.writer and RingGetReply.writer (an in-flight version's) name
-// the writing session; Dep.writer is the CC's own record of it and never
-// reaches an MM (see "One put-after dependency per writer").
 //
 // # Storage
 //
@@ -565,8 +452,7 @@
 // multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
 // lease, "w/<thread>/<id>" WB entries,
-// "r/<thread>/<key>@<v>" DRR entries, the ring then the version's writer
-// (synced before the get that caused
+// "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
 // them is answered). Caches keep nothing. The live runtimes keep each
 // node's boot counter beside these keys (runtime.IncarnationKey).
 //

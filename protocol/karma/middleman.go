@@ -21,9 +21,6 @@ type object struct {
 	// evt is the commit-clock time at which the version became readable
 	// here (Eiger's earliest valid time).
 	evt uint64
-	// writer is the session that wrote it (RingPut.writer; "" if
-	// installed before a restart), returned with it while in flight.
-	writer string
 }
 
 // oldVersion is a superseded version kept for get-transactions (§4.5).
@@ -325,12 +322,8 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, capped bool, until 
 		}
 		m.cachedAt[b.Key][b.CacheDc] = true
 	}
-	writer := ""
-	if inFlight {
-		writer = o.writer
-	}
 	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
-		InFlight: inFlight, Ring: int32(m.ring), Clock: clock, Evt: o.evt, Writer: writer})
+		InFlight: inFlight, Ring: int32(m.ring), Clock: clock, Evt: o.evt})
 }
 
 // markStable records a STABLE: the version is in every ring. The highest

@@ -240,7 +240,7 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 	}
 	m.lc.observe(evt)
 	if !m.installed[wk] { // else installed before a restart (installedKey)
-		m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt, writer: b.Writer}, r)
+		m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt}, r)
 		r.Write(storage.Write{Kind: storage.Put, Key: installedKey(wk), Version: m.readyAt[wk]}, true)
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: pendingKey(wk)}, true)

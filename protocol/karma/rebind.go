@@ -74,7 +74,7 @@ func (c *coordinator) rebind(now time.Duration, t *threadState, e *wbEntry, ring
 	}
 	t.drrRing = ring
 	for _, dk := range slices.Sorted(maps.Keys(t.drr)) {
-		r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: drrValue(ring, t.drr[dk].Writer)}, true)
+		r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(ring)}}, true)
 	}
 	for id := range g.attempts {
 		delete(c.reqs, id)
@@ -83,11 +83,15 @@ func (c *coordinator) rebind(now time.Duration, t *threadState, e *wbEntry, ring
 	c.readRing(now, t, ring, r)
 }
 
-// covers reports whether notify-after e covers every restriction the
-// thread holds (carries it, or a later write of its writer thread).
+// covers reports whether notify-after e carries every restriction the
+// thread holds.
 func (e *wbEntry) covers(t *threadState) bool {
-	for _, d := range t.drr {
-		if !covered(d, e.put.Deps) {
+	covered := map[string]bool{}
+	for _, d := range e.put.Deps {
+		covered[depKey(d.Key, d.Version)] = true
+	}
+	for dk := range t.drr {
+		if !covered[dk] {
 			return false
 		}
 	}

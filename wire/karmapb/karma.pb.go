@@ -47,13 +47,7 @@ type Dep struct {
 	// its cache invalidations acknowledged and its put-after dependencies
 	// written, whether or not its own earlier writes are (the dependent
 	// write waits for those itself: doc.go, "Pipelined propagation").
-	SelfWritten bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
-	// writer is the session (client thread) that wrote the version, as the
-	// reader's CC learnt it (RingGetReply.writer; empty: unknown). Kept by
-	// the CC with restrictions and buffered writes, never sent to an MM:
-	// it lets put-after dependencies on one writer thread collapse into its
-	// latest write read (doc.go, "One put-after dependency per writer").
-	Writer        string `protobuf:"bytes,6,opt,name=writer,proto3" json:"writer,omitempty"`
+	SelfWritten   bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -121,13 +115,6 @@ func (x *Dep) GetSelfWritten() bool {
 		return x.SelfWritten
 	}
 	return false
-}
-
-func (x *Dep) GetWriter() string {
-	if x != nil {
-		return x.Writer
-	}
-	return ""
 }
 
 // ClientGet: session -> its CC.
@@ -629,10 +616,7 @@ type RingGetReply struct {
 	Evt uint64 `protobuf:"varint,8,opt,name=evt,proto3" json:"evt,omitempty"`
 	// too_old: the version valid at RingGet.at has left the multiversion
 	// window; the transaction must start again.
-	TooOld bool `protobuf:"varint,9,opt,name=too_old,json=tooOld,proto3" json:"too_old,omitempty"`
-	// writer is the session that wrote this version, sent with an in-flight
-	// one (empty: stable, or unknown here, as after a restart).
-	Writer        string `protobuf:"bytes,10,opt,name=writer,proto3" json:"writer,omitempty"`
+	TooOld        bool `protobuf:"varint,9,opt,name=too_old,json=tooOld,proto3" json:"too_old,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -730,13 +714,6 @@ func (x *RingGetReply) GetTooOld() bool {
 	return false
 }
 
-func (x *RingGetReply) GetWriter() string {
-	if x != nil {
-		return x.Writer
-	}
-	return ""
-}
-
 // RingPut: a CC's propagator -> the key's MM in one ring: put (no deps) or
 // put-after (deps). notify marks a notify-after (§4.2): the deps are
 // checked and the CC notified, but nothing is written.
@@ -750,10 +727,7 @@ type RingPut struct {
 	// id names the write-buffer entry at the CC (for the acknowledgement).
 	Id uint64 `protobuf:"varint,6,opt,name=id,proto3" json:"id,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
-	// writer is the session (client thread) that wrote it: an MM returns it
-	// with the version while it is in flight (RingGetReply.writer).
-	Writer        string `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
+	Clock         uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -835,13 +809,6 @@ func (x *RingPut) GetClock() uint64 {
 		return x.Clock
 	}
 	return 0
-}
-
-func (x *RingPut) GetWriter() string {
-	if x != nil {
-		return x.Writer
-	}
-	return ""
 }
 
 // RingPutAck: MM -> CC, once the write is in the ring (deps satisfied,
@@ -1823,14 +1790,13 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\xaf\x01\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\x97\x01\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
 	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
 	"\tinstalled\x18\x04 \x01(\bR\tinstalled\x12!\n" +
-	"\fself_written\x18\x05 \x01(\bR\vselfWritten\x12\x16\n" +
-	"\x06writer\x18\x06 \x01(\tR\x06writer\"N\n" +
+	"\fself_written\x18\x05 \x01(\bR\vselfWritten\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
@@ -1870,7 +1836,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\bcache_dc\x18\x03 \x01(\tR\acacheDc\x12\x14\n" +
 	"\x05clock\x18\x04 \x01(\x04R\x05clock\x12\x10\n" +
 	"\x03txn\x18\x05 \x01(\bR\x03txn\x12\x0e\n" +
-	"\x02at\x18\x06 \x01(\x04R\x02at\"\xf1\x01\n" +
+	"\x02at\x18\x06 \x01(\x04R\x02at\"\xd9\x01\n" +
 	"\fRingGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
@@ -1880,9 +1846,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04ring\x18\x06 \x01(\x05R\x04ring\x12\x14\n" +
 	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x10\n" +
 	"\x03evt\x18\b \x01(\x04R\x03evt\x12\x17\n" +
-	"\atoo_old\x18\t \x01(\bR\x06tooOld\x12\x16\n" +
-	"\x06writer\x18\n" +
-	" \x01(\tR\x06writer\"\xcd\x01\n" +
+	"\atoo_old\x18\t \x01(\bR\x06tooOld\"\xb5\x01\n" +
 	"\aRingPut\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -1890,8 +1854,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04deps\x18\x04 \x03(\v2\x16.causeway.karma.v1.DepR\x04deps\x12\x16\n" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
 	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
-	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x16\n" +
-	"\x06writer\x18\b \x01(\tR\x06writer\"r\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\"r\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
