@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
 )
 
@@ -17,14 +15,7 @@ import (
 // sojourn.
 func oneKeyCOPS(t *testing.T, clients int, service time.Duration) *Result {
 	t.Helper()
-	p, err := protocol.Lookup("cops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := topology.Lookup("local3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tp := lookupProto(t, "cops"), local3(t)
 	w, err := workload.Lookup("cr-1obj-50-50")
 	if err != nil {
 		t.Fatal(err)
