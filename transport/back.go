@@ -77,7 +77,7 @@ const (
 // newBackLink makes the back link of an incoming stream from peer.
 func (t *Transport) newBackLink(peer, instance string) *backLink {
 	return &backLink{
-		link:     &link{t: t, addr: "back:" + peer, queue: make(chan outFrame, t.cfg.QueueLimit), limit: int64(t.cfg.QueueLimit)},
+		link:     newLinkState(t, "back:"+peer, t.cfg.QueueLimit),
 		peer:     peer,
 		instance: instance,
 		ids:      map[string]struct{}{},
@@ -153,10 +153,11 @@ func (t *Transport) HasRoute(to string) bool {
 
 // Reply encodes msg and queues it on the incoming stream that owns the
 // route to node ID to (see "Replies" in the package documentation),
-// after the delay Config.Delay gives for to. It never blocks and never
-// dials: with no route it returns ErrNoRoute and the frame is dropped. It
-// returns ErrQueueFull, ErrClosed and invalid-message errors as Send
-// does. Frames replied to one ID arrive in order.
+// after the delay Config.Delay gives for to. It never blocks (unless
+// Config.InlineWrites, as Send) and never dials: with no route it returns
+// ErrNoRoute and the frame is dropped. It returns ErrQueueFull, ErrClosed
+// and invalid-message errors as Send does. Frames replied to one ID
+// arrive in order.
 func (t *Transport) Reply(from, to string, msg proto.Message) error {
 	f, err := t.frame(from, to, msg)
 	if err != nil {
@@ -174,7 +175,7 @@ func (t *Transport) Reply(from, to string, msg proto.Message) error {
 	if b == nil {
 		return ErrNoRoute
 	}
-	return b.enqueue(outFrame{frame: f}, t.delayFor(to))
+	return b.send(outFrame{frame: f}, t.delayFor(to))
 }
 
 // refuse queues a Refusal to from, sent as to, on b itself: the frame
@@ -184,27 +185,25 @@ func (t *Transport) refuse(b *backLink, from, to, reason string) {
 	if err != nil {
 		return
 	}
-	_ = b.enqueue(outFrame{frame: &transportpb.Frame{Payload: payload, From: to, To: from}}, 0)
+	_ = b.send(outFrame{frame: &transportpb.Frame{Payload: payload, From: to, To: from}}, 0)
 }
 
-// write sends b's frames on stream, in batches (batch.go), until ctx ends
-// or a send fails.
-func (b *backLink) write(ctx context.Context, send func(*transportpb.Frame) error) {
-	var batch []outFrame
+// write sends b's frames on out, in batches (batch.go, queue.go), until
+// ctx ends or a send fails; then it detaches out, so that nothing writes
+// on it after write returns (gRPC forbids sending once the Link handler
+// has returned).
+func (b *backLink) write(ctx context.Context, out frameSender) {
+	b.attach(out)
+	defer b.detach()
 	for {
 		select {
-		case f := <-b.queue:
-			batch = takeBatch(b.queue, append(batch[:0], f))
-			n := int64(len(batch))
-			err := send(packBatch(batch))
-			clear(batch)
-			b.queued.Add(-n)
-			if err != nil {
-				b.t.log.Debug("transport: reply stream broke", "peer", b.peer, "err", err)
-				return
+		case <-b.wake:
+			if b.take() {
+				if err := b.drain(out, 0); err != nil {
+					b.t.log.Debug("transport: reply stream broke", "peer", b.peer, "err", err)
+					return
+				}
 			}
-			b.t.sent.Add(uint64(n))
-			b.t.messages.Add(1)
 		case <-ctx.Done():
 			return
 		}

@@ -34,19 +34,23 @@ func frameBytes(f *transportpb.Frame) int {
 	return len(f.GetPayload()) + len(f.GetFrom()) + len(f.GetTo())
 }
 
-// takeBatch appends to batch, which holds one frame, the frames waiting
-// in q, without blocking, until q is empty or a bound is reached.
-func takeBatch(q <-chan outFrame, batch []outFrame) []outFrame {
-	bytes := frameBytes(batch[0].frame)
-	for len(batch) < maxBatchFrames && bytes < maxBatchBytes {
-		select {
-		case f := <-q:
-			bytes += frameBytes(f.frame)
-			batch = append(batch, f)
-		default:
-			return batch
+// takeBatch appends to batch (empty) the frames at the head of q, at
+// least one, until q is empty or a bound is reached, and removes them
+// from q.
+func takeBatch(q *[]outFrame, batch []outFrame) []outFrame {
+	bytes := 0
+	k := 0
+	for _, f := range *q {
+		if k == maxBatchFrames || bytes >= maxBatchBytes {
+			break
 		}
+		bytes += frameBytes(f.frame)
+		batch = append(batch, f)
+		k++
 	}
+	rest := copy(*q, (*q)[k:])
+	clear((*q)[rest:]) // let the frames be collected
+	*q = (*q)[:rest]
 	return batch
 }
 

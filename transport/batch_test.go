@@ -46,25 +46,42 @@ func TestQueuedFramesGoInBatches(t *testing.T) {
 // TestBatchBounds checks that takeBatch stops at maxBatchFrames frames,
 // and at the first frame that reaches maxBatchBytes.
 func TestBatchBounds(t *testing.T) {
-	q := make(chan outFrame, 2*maxBatchFrames)
-	for i := range 2 * maxBatchFrames {
-		q <- outFrame{frame: intFrame(t, int64(i), "dc1/s0")}
+	var q []outFrame
+	for i := range 2*maxBatchFrames + 1 {
+		q = append(q, outFrame{frame: intFrame(t, int64(i), "dc1/s0")})
 	}
-	first := <-q
-	if got := len(takeBatch(q, []outFrame{first})); got != maxBatchFrames {
+	if got := len(takeBatch(&q, nil)); got != maxBatchFrames {
 		t.Errorf("a batch of %d small frames, want %d", got, maxBatchFrames)
 	}
-	for len(q) > 0 {
-		<-q
+	if len(q) != maxBatchFrames+1 {
+		t.Errorf("%d frames left in the queue, want %d", len(q), maxBatchFrames+1)
+	}
+	if b := takeBatch(&q, nil); len(b) != maxBatchFrames || !frameIs(t, b[0].frame, maxBatchFrames) {
+		t.Errorf("the second batch has %d frames, want %d from frame %d on", len(b), maxBatchFrames, maxBatchFrames)
+	}
+	if b := takeBatch(&q, nil); len(b) != 1 || len(q) != 0 || !frameIs(t, b[0].frame, 2*maxBatchFrames) {
+		t.Errorf("the last batch has %d frames and %d are left, want 1 and 0", len(b), len(q))
 	}
 	big := &transportpb.Frame{Payload: make([]byte, maxBatchBytes/3), From: "dc1/s0", To: "dc2/s0"}
 	for range 5 {
-		q <- outFrame{frame: big}
+		q = append(q, outFrame{frame: big})
 	}
-	if got := len(takeBatch(q, []outFrame{<-q})); got != 3 {
+	if got := len(takeBatch(&q, nil)); got != 3 {
 		t.Errorf("a batch of %d frames of a third of maxBatchBytes, want 3", got)
 	}
 }
+
+// frameIs reports whether f carries the integer i.
+func frameIs(t *testing.T, f *transportpb.Frame, i int64) bool {
+	t.Helper()
+	_, _, msg, err := checkBatched(f, wire.MaxFrameBytes)
+	return err == nil && msg.(*wrapperspb.Int64Value).GetValue() == i
+}
+
+// sendFunc is a frameSender made of a function.
+type sendFunc func(*transportpb.Frame) error
+
+func (f sendFunc) Send(m *transportpb.Frame) error { return f(m) }
 
 // TestRepliesGoInBatches runs a back link's writer over replies already
 // queued: it sends them all in one message, in order.
@@ -73,21 +90,21 @@ func TestRepliesGoInBatches(t *testing.T) {
 	b := tr.newBackLink("peer", "")
 	const n = 100
 	for i := range int64(n) {
-		if err := b.enqueue(outFrame{frame: intFrame(t, i, "dc1/s0")}, 0); err != nil {
-			t.Fatal(err)
+		if out, err := b.enqueue(outFrame{frame: intFrame(t, i, "dc1/s0")}, 0); err != nil || out != nil {
+			t.Fatal(out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var got []*transportpb.Frame
 	messages := 0
-	b.write(ctx, func(m *transportpb.Frame) error {
+	b.write(ctx, sendFunc(func(m *transportpb.Frame) error {
 		messages++
 		got = append(got, unpackBatch(m)...)
 		if len(got) == n {
 			cancel()
 		}
 		return nil
-	})
+	}))
 	if messages != 1 || len(got) != n {
 		t.Fatalf("%d frames in %d messages, want %d in one", len(got), messages, n)
 	}

@@ -78,11 +78,11 @@ func newDelayLine() *delayLine { return &delayLine{w: newWaiter()} }
 // send queues f on l: at once when it has no delay and nothing of its
 // link is in the line, else in the line until now+d (raised to the due
 // time of the link's previous delayed frame). The caller has reserved
-// room for f in l's queue.
-func (dl *delayLine) send(l *link, f outFrame, d time.Duration) {
+// room for f in l's queue. Queued at once with inline set, f may give the
+// caller l's write token: send then returns the stream to drain (push).
+func (dl *delayLine) send(l *link, f outFrame, d time.Duration, inline bool) (frameSender, bool) {
 	if d <= 0 && l.inLine.Load() == 0 {
-		l.queue <- f
-		return
+		return l.push(f, inline)
 	}
 	var due time.Time
 	if d > 0 {
@@ -102,6 +102,7 @@ func (dl *delayLine) send(l *link, f outFrame, d time.Duration) {
 		dl.w.arm(max(time.Until(due), 0))
 	}
 	dl.mu.Unlock()
+	return nil, false
 }
 
 // wake makes the line's goroutine look at its entries now (Close, after
@@ -125,7 +126,7 @@ func (dl *delayLine) run(stop <-chan struct{}) {
 		now := time.Now()
 		for len(dl.entries) > 0 && !dl.entries[0].due.After(now) {
 			e := heap.Pop(&dl.entries).(lineEntry)
-			e.link.queue <- e.frame // room was reserved at Send
+			e.link.push(e.frame, false) // room was reserved at Send; the link's goroutine writes it
 			e.link.inLine.Add(-1)
 		}
 		wait := time.Duration(-1)

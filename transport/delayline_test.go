@@ -156,10 +156,10 @@ func (w *armWaiter) close()              {}
 func TestDelayLineArmsForAFrameAlreadyDue(t *testing.T) {
 	w := &armWaiter{}
 	dl := &delayLine{w: w}
-	l := &link{queue: make(chan outFrame, 1), limit: 1}
+	l := newLinkState(nil, "a", 1)
 	l.lastDue = time.Now().Add(-time.Second) // its last delayed frame came due a second ago
 	l.inLine.Store(1)                        // as Send saw it, before the line moved it out
-	dl.send(l, outFrame{}, 0)
+	dl.send(l, outFrame{}, 0, false)
 	if len(w.armed) != 1 || w.armed[0] < 0 {
 		t.Fatalf("timer set to %v for a frame due a second ago; want once, to go off now (>= 0)", w.armed)
 	}

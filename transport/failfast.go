@@ -51,32 +51,24 @@ func (l *link) unreachable() error {
 
 // failedToOpen is called by run when a stream could not be opened. On a
 // FailFast transport it marks the link unreachable and drops every frame
-// it holds (pending included), reporting each to its unsent callback.
-func (l *link) failedToOpen(err error, pending *[]outFrame) {
+// it holds, reporting each to its unsent callback.
+func (l *link) failedToOpen(err error) {
 	t := l.t
 	if !t.cfg.FailFast {
 		return
 	}
 	var uerr error = &unreachableError{addr: l.addr, err: err}
 	l.unreachableErr.Store(&uerr)
-	drop := func(f *outFrame) {
+	// No stream is attached: no one holds the write token.
+	l.mu.Lock()
+	q := l.q
+	l.q = nil
+	l.mu.Unlock()
+	for i := range q {
 		l.queued.Add(-1)
 		t.unsent.Add(1)
-		if f.unsent != nil {
-			f.unsent(uerr)
-		}
-	}
-	for i := range *pending {
-		drop(&(*pending)[i])
-	}
-	clear(*pending)
-	*pending = (*pending)[:0]
-	for {
-		select {
-		case f := <-l.queue:
-			drop(&f)
-		default:
-			return
+		if q[i].unsent != nil {
+			q[i].unsent(uerr)
 		}
 	}
 }

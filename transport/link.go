@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,16 +24,29 @@ type outFrame struct {
 }
 
 // link is the outgoing side of the transport towards one address: a queue
-// and the goroutine that writes it to one stream at a time, reopening the
-// stream when it breaks.
+// (queue.go) and the goroutine that writes it to one stream at a time,
+// reopening the stream when it breaks.
 type link struct {
-	t     *Transport
-	addr  string
-	conn  *grpc.ClientConn
-	queue chan outFrame
-	// queued counts the frames in queue plus those the goroutine holds,
-	// plus the link's frames in the delay line; it bounds queue, so that
-	// neither enqueue nor the delay line ever blocks on it.
+	t    *Transport
+	addr string
+	conn *grpc.ClientConn
+	// wake wakes the link's goroutine to write the queue (kick).
+	wake chan struct{}
+
+	// mu guards the queue, the write token and the open stream.
+	mu sync.Mutex
+	// q holds the link's due frames, in order (queue.go).
+	q []outFrame
+	// writing is the write token: someone is writing q on out.
+	writing bool
+	// out is the open stream q is written on, nil while there is none.
+	out frameSender
+	// detaching is set while detach waits on idle for the token.
+	detaching bool
+	idle      sync.Cond
+
+	// queued counts the frames in q plus those a writer holds, plus the
+	// link's frames in the delay line; it bounds them all (limit).
 	queued atomic.Int64
 	limit  int64
 	// inLine counts the link's frames in the delay line, and lastDue is
@@ -48,6 +62,13 @@ type link struct {
 	unreachableErr atomic.Pointer[error]
 }
 
+// newLinkState is a link to addr with an empty queue and no stream.
+func newLinkState(t *Transport, addr string, limit int) *link {
+	l := &link{t: t, addr: addr, wake: make(chan struct{}, 1), limit: int64(limit)}
+	l.idle.L = &l.mu
+	return l
+}
+
 // backoffConfig is gRPC's connection backoff, aligned with the links' own.
 func backoffConfig() backoff.Config {
 	return backoff.Config{BaseDelay: minBackoff, Multiplier: 2, Jitter: 0.2, MaxDelay: maxBackoff}
@@ -60,46 +81,53 @@ func (t *Transport) newLink(addr string) (*link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: link to %s: %w", addr, err)
 	}
-	l := &link{
-		t:     t,
-		addr:  addr,
-		conn:  conn,
-		queue: make(chan outFrame, t.cfg.QueueLimit),
-		limit: int64(t.cfg.QueueLimit),
-	}
+	l := newLinkState(t, addr, t.cfg.QueueLimit)
+	l.conn = conn
 	t.linkWG.Add(1)
 	go l.run()
 	return l, nil
 }
 
 // enqueue queues f to be written after delay d (through the delay line
-// when d > 0), or returns ErrQueueFull.
-func (l *link) enqueue(f outFrame, d time.Duration) error {
+// when d > 0), or returns ErrQueueFull. When it returns a frameSender, the
+// caller holds the link's write token (Config.InlineWrites) and must call
+// l.drain(out, maxInlineBatches) once it holds no lock.
+func (l *link) enqueue(f outFrame, d time.Duration) (frameSender, error) {
 	for {
 		n := l.queued.Load()
 		if n >= l.limit {
-			return ErrQueueFull
+			return nil, ErrQueueFull
 		}
 		if l.queued.CompareAndSwap(n, n+1) {
 			break
 		}
 	}
-	l.t.line.send(l, f, d) // cannot block: queued <= limit = cap(queue)
-	return nil
+	if out, mine := l.t.line.send(l, f, d, l.t.cfg.InlineWrites); mine {
+		return out, nil
+	}
+	return nil, nil
+}
+
+// send is enqueue followed by the inline drain it may ask for.
+func (l *link) send(f outFrame, d time.Duration) error {
+	out, err := l.enqueue(f, d)
+	if out != nil {
+		_ = l.drain(out, maxInlineBatches) // a failed write is the link goroutine's to see
+	}
+	return err
 }
 
 // run opens streams to the link's address one after the other, with
 // exponential backoff between failures, until the transport closes. The
 // frames taken from the queue but not written when a stream breaks (a
-// batch) are written on the next stream.
+// batch) go back to its head and are written on the next stream.
 func (l *link) run() {
 	t := l.t
 	defer t.linkWG.Done()
 	defer func() { _ = l.conn.Close() }()
-	var pending []outFrame
 	wait := minBackoff
 	for {
-		up, err := l.stream(&pending)
+		up, err := l.stream()
 		if t.ctx.Err() != nil {
 			break
 		}
@@ -110,7 +138,7 @@ func (l *link) run() {
 			wait = minBackoff
 		}
 		if up == 0 {
-			l.failedToOpen(err, &pending)
+			l.failedToOpen(err)
 		}
 		if t.onLinkDown != nil {
 			t.onLinkDown(l.addr, err)
@@ -142,8 +170,8 @@ func (l *link) run() {
 		wait = min(2*wait, maxBackoff)
 		t.reconnects.Add(1)
 	}
-	// Send no longer enqueues (the transport is closed): what is left,
-	// pending frames included, is dropped.
+	// Send no longer enqueues (the transport is closed): what is left is
+	// dropped.
 	if n := l.queued.Swap(0); n > 0 {
 		t.dropped.Add(uint64(n))
 		t.log.Info("transport: dropped queued frames at close", "addr", l.addr, "frames", n)
@@ -183,11 +211,10 @@ func (l *link) retire() bool {
 }
 
 // stream opens one stream and writes queued frames to it, in batches
-// (batch.go), dropping those that come due while the link is cut, until
-// the stream breaks or the transport closes. pending holds the batch
-// taken from the queue and not yet written. It returns how long the
-// stream was up (0 if it could not be opened) and why it ended.
-func (l *link) stream(pending *[]outFrame) (time.Duration, error) {
+// (batch.go, queue.go), dropping those that come due while the link is
+// cut, until the stream breaks or the transport closes. It returns how
+// long the stream was up (0 if it could not be opened) and why it ended.
+func (l *link) stream() (time.Duration, error) {
 	t := l.t
 	// The stream outlives t.ctx for a moment at close (see closeStream),
 	// so its context is separate; t.ctx only cuts the opening short.
@@ -228,42 +255,34 @@ func (l *link) stream(pending *[]outFrame) (time.Duration, error) {
 		cancel()
 		<-recvDone
 	}()
+	// Cancelling the stream ends any write in progress on it (an inline
+	// writer's), which detach waits for.
 	broke := func() (time.Duration, error) {
 		cancel()
+		l.detach()
 		<-recvDone
 		return time.Since(start), fmt.Errorf("stream ended: %w", recvErr)
 	}
 
+	l.attach(st)
 	for {
-		if len(*pending) == 0 {
-			select {
-			case f := <-l.queue:
-				*pending = takeBatch(l.queue, append((*pending)[:0], f))
-			case <-recvDone:
-				return broke()
-			case <-t.ctx.Done():
-				return time.Since(start), l.closeStream(st, recvDone)
+		select {
+		case <-l.wake:
+			if l.take() {
+				if err := l.drain(st, 0); err != nil {
+					return broke()
+				}
 			}
-		}
-		n := len(*pending)
-		if t.IsCut(l.addr) {
-			// Cut while they waited: lost, as on a partitioned network.
-			t.cut.Add(uint64(n))
-			l.queued.Add(-int64(n))
-			clear(*pending)
-			*pending = (*pending)[:0]
-			continue
-		}
-		if err := st.Send(packBatch(*pending)); err != nil {
-			// The stream is dead and the batch was not written: it stays
-			// pending for the next stream.
+		case <-recvDone:
 			return broke()
+		case <-t.ctx.Done():
+			// An inline writer finishes its write first (CloseSend must not
+			// run alongside it), within closeGrace.
+			giveUp := time.AfterFunc(closeGrace, cancel)
+			l.detach()
+			giveUp.Stop()
+			return time.Since(start), l.closeStream(st, recvDone)
 		}
-		t.sent.Add(uint64(n))
-		t.messages.Add(1)
-		l.queued.Add(-int64(n))
-		clear(*pending) // let the frames be collected
-		*pending = (*pending)[:0]
 	}
 }
 

@@ -60,7 +60,7 @@ func (s *linkServer) Link(stream transportpb.Transport_LinkServer) error {
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		back.write(wctx, stream.Send)
+		back.write(wctx, stream)
 	}()
 	var err error
 	select {
@@ -86,13 +86,12 @@ func (t *Transport) receive(stream grpc.ServerStream, peerAddr string, back *bac
 			}
 			return err
 		}
-		frames, err := unmarshalFrames(raw.b)
-		if err != nil {
+		if raw.err != nil {
 			t.dropped.Add(1)
-			t.log.Warn("transport: dropped invalid frame", "peer", peerAddr, "bytes", len(raw.b), "err", err)
+			t.log.Warn("transport: dropped invalid frame", "peer", peerAddr, "bytes", raw.n, "err", raw.err)
 			continue
 		}
-		for _, f := range frames {
+		for _, f := range raw.frames {
 			if stop, err := t.receiveFrame(f, peerAddr, back); stop {
 				return err
 			}
@@ -192,10 +191,17 @@ func checkFrame(f *transportpb.Frame, maxPayload int) (from, to string, msg prot
 	return f.GetFrom(), f.GetTo(), msg, nil
 }
 
-// rawFrame is a serialized Frame. The server's codec hands frames over in
-// this form so that a malformed frame is dropped by receive, instead of
-// failing inside gRPC, which would end the stream.
-type rawFrame struct{ b []byte }
+// rawFrame is a message of the Link stream as the server's codec hands it
+// over: parsed into the frames it carries, or the reason it could not
+// be, so that a malformed message is dropped by receive instead of
+// failing inside gRPC, which would end the stream. Tests also send raw
+// bytes with it (b).
+type rawFrame struct {
+	b      []byte // the serialized message to send (Marshal)
+	n      int    // the received message's size
+	frames []*transportpb.Frame
+	err    error
+}
 
 // protoCodec is gRPC's protobuf codec, which rawCodec defers to for
 // everything but rawFrame.
@@ -215,11 +221,20 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return protoCodec.Marshal(v)
 }
 
-// Unmarshal implements encoding.CodecV2. A rawFrame gets a copy of data,
-// which gRPC frees when Unmarshal returns.
+// Unmarshal implements encoding.CodecV2. A rawFrame gets the frames
+// parsed from data (which gRPC frees when Unmarshal returns: the parsed
+// frames hold copies), or the parse error; a message in one buffer, the
+// usual case, is parsed where it lies, with no copy of the whole.
 func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if r, ok := v.(*rawFrame); ok {
-		r.b = data.Materialize()
+		r.n = data.Len()
+		var b []byte
+		if len(data) == 1 {
+			b = data[0].ReadOnlyData()
+		} else {
+			b = data.Materialize()
+		}
+		r.frames, r.err = unmarshalFrames(b)
 		return nil
 	}
 	return protoCodec.Unmarshal(data, v)

@@ -5,6 +5,8 @@ package transport
 import (
 	"errors"
 	"runtime"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -69,4 +71,81 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRoundTrip has `clients` goroutines each send a small frame
+// from a dialing transport (as a client process's) to a serving one,
+// whose Handler replies to it on the same stream (Reply), and wait for
+// the reply before sending the next: a closed loop, as the bench's
+// sessions. It reports the process's CPU time per round trip (both ends)
+// and the round trips per second, with Config.InlineWrites off, on at the
+// client (as runtime/node sets it), and on at both ends.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, clients := range []int{1, 16} {
+		for _, mode := range []string{"queued", "inline", "inline-both"} {
+			b.Run("clients="+strconv.Itoa(clients)+"/"+mode, func(b *testing.B) {
+				benchRoundTrip(b, clients, mode != "queued", mode == "inline-both")
+			})
+		}
+	}
+}
+
+func benchRoundTrip(b *testing.B, clients int, inline, serverInline bool) {
+	var srv *Transport
+	srv, err := New(Config{
+		Self:         "127.0.0.1:0",
+		InlineWrites: serverInline,
+		Routable:     func(string) bool { return true },
+		Handler: func(from, to string, msg proto.Message) {
+			if err := srv.Reply(to, from, msg); err != nil {
+				b.Error(err)
+			}
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	replies := make([]chan struct{}, clients)
+	for i := range replies {
+		replies[i] = make(chan struct{}, 1)
+	}
+	cl, err := New(Config{InlineWrites: inline, Handler: func(_, to string, _ proto.Message) {
+		i, _ := strconv.Atoi(to[len("c"):])
+		replies[i] <- struct{}{}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	msg := wrapperspb.Bytes(make([]byte, 100))
+	to := srv.Addr()
+	var next atomic.Int64
+	cpu0, t0 := cpuTime(), time.Now()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "c" + strconv.Itoa(c)
+			for next.Add(1) <= int64(b.N) {
+				if err := cl.Send(to, id, "s", msg); err != nil {
+					b.Error(err)
+					return
+				}
+				select {
+				case <-replies[c]:
+				case <-time.After(patience):
+					b.Error("no reply")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	cpu, wall := cpuTime()-cpu0, time.Since(t0)
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/rt")
+	b.ReportMetric(float64(b.N)/wall.Seconds(), "rt/s")
 }

@@ -27,6 +27,24 @@
 // alone (see Validation); a frame in a batch that has a batch of its own
 // is dropped. Replies (below) are batched in the same way.
 //
+// # Inline writes
+//
+// Only one goroutine at a time writes a link's queue on its stream: the
+// holder of the link's write token (queue.go), which writes until the
+// queue is empty. It is the link's goroutine, woken when frames are
+// queued, unless Config.InlineWrites is set: then a sender that finds the
+// token free and the stream open takes it and writes the queue itself,
+// its own frame included, from its own goroutine (at most a few batches,
+// then it hands the rest to the link's goroutine), saving the wake-up of
+// the link's goroutine. Frames sent meanwhile queue behind it and go out
+// in its next batch, so the link stays FIFO and busy links still batch.
+// The delay line never writes: a delayed frame that comes due wakes the
+// link's goroutine. A stream that breaks is detached only once its
+// writer is done, and a batch whose write failed goes back to the head of
+// the queue for the next stream. An inline write can wait on gRPC's flow
+// control (a peer that stopped reading megabytes ago), so Send can then
+// block: a client process sets InlineWrites, a node does not.
+//
 // # Flow control
 //
 // Every stream and connection has a fixed HTTP/2 window (4 MiB and 16
@@ -37,9 +55,10 @@
 //
 // # Back-pressure
 //
-// Send never blocks. Each link has a bounded queue (Config.QueueLimit
-// frames, counting the frame being written); when it is full Send returns
-// ErrQueueFull and the caller decides what to do (protocols retry).
+// Send never blocks (unless Config.InlineWrites, see above). Each link has
+// a bounded queue (Config.QueueLimit frames, counting the frames being
+// written); when it is full Send returns ErrQueueFull and the caller
+// decides what to do (protocols retry).
 //
 // # Failures and reconnection
 //
@@ -263,6 +282,14 @@ type Config struct {
 	// a peer that cannot be reached, as a client process wants (see
 	// "Failing fast" in the package doc).
 	FailFast bool
+	// InlineWrites lets Send and Reply write an idle link's frames from
+	// the caller's goroutine instead of waking the link's goroutine to
+	// write them (see "Inline writes" in the package doc): one goroutine
+	// hand-off fewer per message. The caller may then wait while gRPC's
+	// flow control holds the stream (a peer that has stopped reading
+	// several megabytes ago), so Send can block: it suits a process whose
+	// callers may wait, as a client's sessions, not a node's event loop.
+	InlineWrites bool
 	// Routable, if set, says which senders of incoming frames get a reply
 	// route (see "Replies" in the package doc): a node sets it to accept
 	// the client sessions, not the other nodes, which it reaches by
@@ -284,8 +311,8 @@ type Config struct {
 
 // Stats counts what a Transport did since New.
 type Stats struct {
-	// Sent counts frames written to a stream (they may still be lost if
-	// the stream breaks).
+	// Sent counts frames written to a stream, from the moment the write
+	// starts (they may still be lost if the stream breaks after it).
 	Sent uint64
 	// Messages counts the gRPC messages that carried the Sent frames: a
 	// message carries the frames that were waiting on its link, up to a
@@ -472,7 +499,8 @@ func (t *Transport) Addr() string {
 
 // Send encodes msg with wire.Encode and queues it on the link to toAddr,
 // tagged with the sending node from and the receiving node to. It never
-// blocks: it returns ErrQueueFull when the link's queue is full, ErrClosed
+// blocks (with Config.InlineWrites it may write the link's queue itself,
+// and wait on gRPC's flow control meanwhile): it returns ErrQueueFull when the link's queue is full, ErrClosed
 // after Close, and an error for an empty, over-long (MaxIDBytes) or
 // non-UTF-8 node ID or a message that does not encode within
 // Config.MaxFrameBytes (the message's own error, e.g. a string field that
@@ -521,25 +549,37 @@ func (t *Transport) SendTracked(toAddr, from, to string, msg proto.Message, unse
 			t.mu.RUnlock()
 			return err
 		}
-		err = l.enqueue(f, d)
+		out, err := l.enqueue(f, d)
 		t.mu.RUnlock()
+		if out != nil {
+			// This goroutine holds the link's write token (InlineWrites):
+			// it writes, with no lock held. A failed write is the link
+			// goroutine's to notice.
+			_ = l.drain(out, maxInlineBatches)
+		}
 		return err
 	}
 	t.mu.RUnlock()
 
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closed {
+		t.mu.Unlock()
 		return ErrClosed
 	}
 	if l = t.links[toAddr]; l == nil {
 		l, err = t.newLink(toAddr)
 		if err != nil {
+			t.mu.Unlock()
 			return err
 		}
 		t.links[toAddr] = l
 	}
-	return l.enqueue(f, d)
+	out, err := l.enqueue(f, d)
+	t.mu.Unlock()
+	if out != nil { // another Send made the link meanwhile, and it is up
+		_ = l.drain(out, maxInlineBatches)
+	}
+	return err
 }
 
 // SetDelay sets the one-way delay added to frames sent to toAddr from now

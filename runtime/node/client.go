@@ -118,10 +118,15 @@ func DialWithOptions(cfg *cluster.Config, dc string, opts DialOptions) (*ClientC
 		}
 	}
 	tcfg := transport.Config{
-		Logger:    log.With("component", "transport"),
-		FailFast:  true, // a client answers "unavailable" rather than wait (unavailable.go)
-		ClientTLS: clientTLS,
-		Handler:   c.receive,
+		Logger:   log.With("component", "transport"),
+		FailFast: true, // a client answers "unavailable" rather than wait (unavailable.go)
+		// A session's frame is written by the goroutine that sends it (the
+		// caller of Do, or the reader delivering a reply) when its link is
+		// idle: one goroutine wake-up fewer per frame. A node's event loop
+		// must never wait on a peer, so nodes leave it off.
+		InlineWrites: true,
+		ClientTLS:    clientTLS,
+		Handler:      c.receive,
 	}
 	if cfg.WANDelay {
 		tcfg.Delay = c.book.delay
