@@ -17,18 +17,21 @@ import (
 // concurrent use, so the live runtime can share it between goroutines; it
 // implements runtime.Observer.
 type Recorder struct {
-	mu       sync.Mutex
-	proto    protocol.Protocol
-	topo     *topology.Topology
-	all      *opStats
-	perDC    map[string]*dcStats // the sessions' DCs, and the writers'
-	errs     map[string]int64
-	tags     map[string]int64
-	metrics  map[string]*distribution // Reply.Metrics by name
-	messages int64
-	wanBytes int64
-	vis      *visHists
-	writes   map[string]*visState // value ID -> visibility progress
+	mu      sync.Mutex
+	proto   protocol.Protocol
+	topo    *topology.Topology
+	all     *opStats
+	perDC   map[string]*dcStats // the sessions' DCs, and the writers'
+	errs    map[string]int64
+	tags    map[string]int64
+	metrics map[string]*distribution // Reply.Metrics by name
+	vis     *visHists
+	writes  map[string]*visState // value ID -> visibility progress
+	// expected caches, by key, the sorted VisibleAt set of a write to it
+	// and its farthest delays (keyVis, shared read-only by the key's
+	// writes): protocol.VisibleAt is a function of the protocol, the
+	// topology and the key, and builds its node IDs anew on each call.
+	expected map[string]*keyVis
 	// versions ties a reported version to its write's value ID;
 	// pendingMeta holds metadata-only reports of versions not tied yet.
 	versions    map[verKey]string
@@ -88,20 +91,17 @@ func NewRecorder(p protocol.Protocol, t *topology.Topology) *Recorder {
 		metrics:     map[string]*distribution{},
 		vis:         newVisHists(),
 		writes:      map[string]*visState{},
+		expected:    map[string]*keyVis{},
 		versions:    map[verKey]string{},
 		pendingMeta: map[verKey][]sighting{},
 	}
 }
 
-// MessageSent implements runtime.Observer.
-func (r *Recorder) MessageSent(_ time.Duration, from, to protocol.NodeID, bytes int) {
-	r.mu.Lock()
-	r.messages++
-	if from.DC() != to.DC() {
-		r.wanBytes += int64(bytes)
-	}
-	r.mu.Unlock()
-}
+// MessageSent implements runtime.Observer. It records nothing: a run's
+// message and byte counts are its runtime's (sim.Stats, live.Stats), which
+// RunSim and the live bench copy into the result. (It counted both here
+// too, under the lock, for every message, and nothing read them.)
+func (r *Recorder) MessageSent(time.Duration, protocol.NodeID, protocol.NodeID, int) {}
 
 // Done records a completed client operation of a session in datacenter
 // dc that started at start and ended at end (runtime clock).

@@ -107,7 +107,9 @@ type SimSpec struct {
 // progressSteps is how many times a run reports progress.
 const progressSteps = 50
 
-// RunSim runs spec in the simulator and returns its checked result.
+// RunSim runs spec in the simulator and returns its checked result. While
+// it runs, the garbage collector's target is SimGCPercent unless GOGC is
+// set.
 func RunSim(spec SimSpec) (*Result, error) {
 	if spec.Clients <= 0 {
 		return nil, fmt.Errorf("bench: need at least one client")
@@ -118,6 +120,7 @@ func RunSim(spec SimSpec) (*Result, error) {
 	if spec.Warmup < 0 || spec.Warmup >= spec.Duration {
 		return nil, fmt.Errorf("bench: warm-up %v must be at least 0 and below the duration %v", spec.Warmup, spec.Duration)
 	}
+	defer tuneGCForSim()() // SimGCPercent
 	rec := NewRecorder(spec.Protocol, spec.Topology)
 	rec.SetProcessing(2 * spec.ServiceTime)
 	rec.SetWarmup(spec.Warmup)

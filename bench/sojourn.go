@@ -3,6 +3,7 @@ package bench
 import (
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/causeway/causeway/protocol"
 )
@@ -97,6 +98,56 @@ func (s *sojournSeries) around(t, idle time.Duration) (wait, service time.Durati
 type sojourns struct {
 	nodes  map[protocol.NodeID]*sojournSeries
 	client map[string]*sojournSeries
+	// byAddr caches, by the address of a node ID's bytes, the node's
+	// series and its DC's client series (series): Served runs for every
+	// input of every server, and the simulator names a node by the same
+	// string each time.
+	byAddr [servedCache]servedRef
+}
+
+// servedRef is a node, its series and (once a client input came) its
+// DC's client series; the entry keeps id alive, so an equal address and
+// length is the same string.
+type servedRef struct {
+	id           protocol.NodeID
+	node, client *sojournSeries
+}
+
+// servedCache is the number of sojourns.byAddr slots (a power of two).
+const servedCache = 128
+
+// series returns node's entry: its series, made if it has none yet.
+func (l *sojourns) series(node protocol.NodeID) *servedRef {
+	if len(node) == 0 {
+		return &servedRef{id: node, node: l.nodeSeries(node)}
+	}
+	p := unsafe.StringData(string(node))
+	e := &l.byAddr[(uintptr(unsafe.Pointer(p))>>4)&(servedCache-1)]
+	if e.node != nil && len(e.id) == len(node) && unsafe.StringData(string(e.id)) == p {
+		return e
+	}
+	*e = servedRef{id: node, node: l.nodeSeries(node)}
+	return e
+}
+
+// nodeSeries returns node's series, made if it has none yet.
+func (l *sojourns) nodeSeries(node protocol.NodeID) *sojournSeries {
+	s := l.nodes[node]
+	if s == nil {
+		s = &sojournSeries{}
+		l.nodes[node] = s
+	}
+	return s
+}
+
+// clientSeries returns the client series of dc, made if it has none yet.
+func (l *sojourns) clientSeries(dc string) *sojournSeries {
+	c := l.client[dc]
+	if c == nil {
+		c = &sojournSeries{}
+		l.client[dc] = c
+	}
+	return c
 }
 
 // measureSojourn makes the Recorder count sojourns (Served) and keep its
@@ -116,20 +167,13 @@ func (r *Recorder) Served(at time.Duration, node protocol.NodeID, client bool, w
 		return
 	}
 	arrived := at - wait
-	s := r.load.nodes[node]
-	if s == nil {
-		s = &sojournSeries{}
-		r.load.nodes[node] = s
-	}
-	s.add(arrived, wait, service)
+	e := r.load.series(node)
+	e.node.add(arrived, wait, service)
 	if client {
-		dc := node.DC()
-		c := r.load.client[dc]
-		if c == nil {
-			c = &sojournSeries{}
-			r.load.client[dc] = c
+		if e.client == nil {
+			e.client = r.load.clientSeries(node.DC())
 		}
-		c.add(arrived, wait, service)
+		e.client.add(arrived, wait, service)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/causeway/causeway/protocol"
+	"github.com/causeway/causeway/topology"
 	"github.com/causeway/causeway/workload"
 )
 
@@ -32,7 +33,8 @@ import (
 // visState follows one write until every node of its VisibleAt set has it.
 type visState struct {
 	key      string
-	expected []protocol.NodeID // VisibleAt, sorted
+	expected []protocol.NodeID // VisibleAt, sorted (vis.nodes)
+	vis      *keyVis
 	seen     []protocol.NodeID
 	last     time.Duration
 	version  uint64 // 0 until a report ties one to the write
@@ -143,11 +145,58 @@ func (st *visState) sight(node protocol.NodeID, now time.Duration) {
 func (r *Recorder) state(id, key string) *visState {
 	st, ok := r.writes[id]
 	if !ok {
-		st = &visState{key: key, expected: slices.Sorted(slices.Values(protocol.VisibleAt(r.proto, r.topo, key)))}
-		st.expected = slices.Compact(st.expected)
+		kv := r.expectedAt(key)
+		st = &visState{key: key, expected: kv.nodes, vis: kv}
 		r.writes[id] = st
 	}
 	return st
+}
+
+// keyVis is what the visibility of every write to one key shares,
+// computed once per key (Recorder.expected): the nodes it must reach,
+// sorted and without duplicates (protocol.VisibleAt), and by writer's DC
+// the one-way delay to the farthest of them.
+type keyVis struct {
+	nodes []protocol.NodeID
+	far   []dcFar
+}
+
+// dcFar is the nominal one-way delay from DC dc to the farthest node of a
+// keyVis (ok is false when dc or none of the nodes' DCs is in the
+// topology).
+type dcFar struct {
+	dc  string
+	far time.Duration
+	ok  bool
+}
+
+// expectedAt returns key's keyVis, made at its first write; its nodes
+// are shared by the key's writes, which only read them.
+func (r *Recorder) expectedAt(key string) *keyVis {
+	e, ok := r.expected[key]
+	if !ok {
+		e = &keyVis{nodes: slices.Compact(slices.Sorted(slices.Values(protocol.VisibleAt(r.proto, r.topo, key))))}
+		r.expected[key] = e
+	}
+	return e
+}
+
+// farFrom returns the one-way delay from dc to the farthest of k's nodes
+// (ok false: no node counts, see dcFar), found once per DC.
+func (k *keyVis) farFrom(t *topology.Topology, dc string) (time.Duration, bool) {
+	for _, f := range k.far {
+		if f.dc == dc {
+			return f.far, f.ok
+		}
+	}
+	f := dcFar{dc: dc}
+	for _, n := range k.nodes {
+		if t.HasDC(dc) && t.HasDC(n.DC()) {
+			f.far, f.ok = max(f.far, t.OneWay(dc, n.DC())), true
+		}
+	}
+	k.far = append(k.far, f)
+	return f.far, f.ok
 }
 
 // acked records a write's acknowledgement by the session of dc that issued
@@ -173,10 +222,8 @@ func (r *Recorder) maybeDone(id string, st *visState) {
 		return
 	}
 	bound := r.processing
-	for _, n := range st.expected {
-		if r.topo.HasDC(st.dc) && r.topo.HasDC(n.DC()) {
-			bound = max(bound, r.topo.OneWay(st.dc, n.DC())+r.processing)
-		}
+	if far, ok := st.vis.farFrom(r.topo, st.dc); ok {
+		bound = max(bound, far+r.processing)
 	}
 	ack, issue := max(st.last-st.ackAt, 0), max(st.last-st.issueAt, 0)
 	r.vis.record(ack, issue, bound)

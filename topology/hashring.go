@@ -23,6 +23,10 @@ type hashRing struct {
 	// point (a key is looked up per message: the search walks 4 KB here
 	// rather than the points' 20 KB).
 	hashes []uint64
+	// start indexes hashes by their top bits (index): start[h>>shift]
+	// is where the search for h begins.
+	start []int32
+	shift uint
 }
 
 // FNV-1a's 64-bit offset basis and prime (hash/fnv's).
@@ -85,27 +89,48 @@ func newHashRing(servers []serverRef) *hashRing {
 	for i, p := range r.points {
 		r.hashes[i] = p.hash
 	}
+	r.index()
 	return r
 }
 
 func (r *hashRing) first(key string) int { return r.firstAt(hash64(key)) }
 
 // firstAt is the index of the first point at or after hash h, wrapping
-// around (sort.Search's answer, without its closure).
+// around (sort.Search's answer): from the first point of h's bucket
+// (start), a step or two forward, instead of a binary search's nine
+// mispredicted branches over a DC's 512 points.
 func (r *hashRing) firstAt(h uint64) int {
-	lo, hi := 0, len(r.hashes)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.hashes[m] < h {
-			lo = m + 1
-		} else {
-			hi = m
+	if len(r.start) == 0 {
+		return 0
+	}
+	i := int(r.start[h>>r.shift])
+	for i < len(r.hashes) && r.hashes[i] < h {
+		i++
+	}
+	if i == len(r.hashes) {
+		i = 0
+	}
+	return i
+}
+
+// index fills start: about two buckets per point (a power of two, 16 to
+// 65,536), bucket b's entry the index of the first point whose hash is at
+// least b's lowest hash (len(hashes) if none is).
+func (r *hashRing) index() {
+	bits := uint(4)
+	for bits < 16 && 1<<bits < 2*len(r.hashes) {
+		bits++
+	}
+	r.shift = 64 - bits
+	r.start = make([]int32, 1<<bits)
+	i := 0
+	for b := range r.start {
+		low := uint64(b) << r.shift
+		for i < len(r.hashes) && r.hashes[i] < low {
+			i++
 		}
+		r.start[b] = int32(i)
 	}
-	if lo == len(r.hashes) {
-		lo = 0
-	}
-	return lo
 }
 
 func (r *hashRing) lookup(key string) ringPoint { return r.points[r.first(key)] }

@@ -327,6 +327,10 @@ func TestDCRingIsServerIndex(t *testing.T) {
 			for _, p := range ring.r.points {
 				hs = append(hs, p.hash-1, p.hash, p.hash+1)
 			}
+			for b := range ring.r.start { // each bucket's edges (firstAt's start)
+				low := uint64(b) << ring.r.shift
+				hs = append(hs, low-1, low, low+1, low+1<<ring.r.shift/2)
+			}
 			for _, h := range hs {
 				if got, want := ring.ServerAt(h), scan(h); got != want {
 					t.Fatalf("%s/%s: ServerAt(%#x) = %d, a scan finds %d", name, d.Name, h, got, want)

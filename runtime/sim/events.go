@@ -54,10 +54,10 @@ const maxLanes = 64
 // len is the number of events queued.
 func (q *eventQueue) len() int { return q.n }
 
-// push adds e.
-func (q *eventQueue) push(e *event) {
+// push adds e, its sequence number seq.
+func (q *eventQueue) push(e *event, seq uint64) {
 	q.n++
-	q.h.push(queued{at: e.at, seq: e.seq, e: e})
+	q.h.push(queued{at: e.at, seq: seq, e: e})
 }
 
 // laneOf returns the lane of delay, made if there is room (nil if not).
@@ -81,15 +81,15 @@ func (q *eventQueue) laneOf(delay time.Duration) *lane {
 	return l
 }
 
-// pushAfter adds e, scheduled delay after the current time: to the lane
-// of delay.
-func (q *eventQueue) pushAfter(e *event, delay time.Duration) {
+// pushAfter adds e, its sequence number seq, scheduled delay after the
+// current time: to the lane of delay.
+func (q *eventQueue) pushAfter(e *event, seq uint64, delay time.Duration) {
 	l := q.laneOf(delay)
 	if l == nil {
-		q.push(e)
+		q.push(e, seq)
 		return
 	}
-	x := queued{at: e.at, seq: e.seq, e: e}
+	x := queued{at: e.at, seq: seq, e: e}
 	if l.head == len(l.q) {
 		l.q, l.head = l.q[:0], 0
 		l.q = append(l.q, x)
@@ -98,7 +98,7 @@ func (q *eventQueue) pushAfter(e *event, delay time.Duration) {
 		return
 	}
 	if tail := &l.q[len(l.q)-1]; !before(tail.at, tail.seq, x.at, x.seq) {
-		q.push(e) // not after the lane's last event: the clock went back
+		q.push(e, seq) // not after the lane's last event: the clock went back
 		return
 	}
 	if l.head >= 1024 && 2*l.head >= len(l.q) {

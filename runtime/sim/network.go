@@ -54,6 +54,9 @@ func (ns *netState) cut(a, b *simNode) bool {
 
 // active filters out expired faults and returns those touching the link.
 func (ns *netState) touching(list *[]timedFault, from, to *simNode) []timedFault {
+	if len(*list) == 0 {
+		return nil // no such fault: the common case, four times per WAN message
+	}
 	now := ns.now()
 	kept := (*list)[:0]
 	var hit []timedFault

@@ -140,18 +140,21 @@ const (
 // It is kept small (what it refers to, a fault, a Ready, a session's
 // request, lives elsewhere): recycling one clears it, and the queue's
 // events are the run's working set.
+//
+// 80 bytes (a size class of its own): an operation's timeout is one, and
+// a busy run holds a hundred thousand of them for seconds. Its sequence
+// number lives only in its queue entry (queued, laneHead), and a fault is
+// an evFault's call.
 type event struct {
 	at    time.Duration
-	seq   uint64
 	kind  eventKind
+	inc   int32 // node incarnation the event belongs to
 	node  *simNode
-	inc   int           // node incarnation the event belongs to
 	src   *simNode      // a delivered message's sender
 	size  int           // payload bytes of a delivered message
 	body  proto.Message // a delivered message: the receiver's own copy (or the shared body)
 	token uint64
-	fault *faults.Event
-	call  func()
+	call  func()          // evCall, evFault
 	ready *protocol.Ready // evOutput: what the node's input produced (recycled once applied)
 }
 
@@ -169,7 +172,7 @@ type simNode struct {
 	engine   *storage.Mem
 	rng      *rand.Rand // the node's own randomness, handed to the protocol
 	up       bool
-	inc      int
+	inc      int32
 	skew     time.Duration
 	// service-time queueing; service is the node's time per input
 	service   time.Duration
@@ -344,7 +347,7 @@ func New(cfg Config) (*Sim, error) {
 					i+1, f.At, target, cfg.Protocol.Name(), cfg.Topology.Name)
 			}
 		}
-		s.push(&event{at: f.At, kind: evFault, fault: &f})
+		s.push(&event{at: f.At, kind: evFault, call: func() { s.doFault(f) }})
 	}
 	return s, nil
 }
@@ -360,16 +363,14 @@ func (s *Sim) Topology() *topology.Topology { return s.topo }
 
 func (s *Sim) push(e *event) {
 	s.seq++
-	e.seq = s.seq
-	s.events.push(e)
+	s.events.push(e, s.seq)
 }
 
 // pushAfter queues e, due delay from now (e.at == s.now+delay), in the
 // lane of events with that delay (eventQueue).
 func (s *Sim) pushAfter(e *event, delay time.Duration) {
 	s.seq++
-	e.seq = s.seq
-	s.events.pushAfter(e, delay)
+	s.events.pushAfter(e, s.seq, delay)
 }
 
 // newEvent returns a zeroed event, recycled when one is free.
@@ -576,10 +577,7 @@ func (s *Sim) startNode(n *simNode) {
 // node's service queue) still refers to it.
 func (s *Sim) handle(e *event) (kept bool) {
 	switch e.kind {
-	case evFault:
-		s.doFault(*e.fault)
-		return false
-	case evCall:
+	case evFault, evCall:
 		e.call()
 		return false
 	case evOutput:
