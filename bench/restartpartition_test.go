@@ -95,11 +95,13 @@ func describe(ops []history.Op) string {
 // read is asked again at the pace of its round trip (latency.go):
 //
 //   - the restart alone fails no operation of DCs a and b;
-//   - with the partition, no operation of a and b issued after the heal
-//     fails: the stall does not outlast the partition (before the fixes
-//     of latency.go it did, by seconds).
+//   - with the partition, no operation of a and b fails at all (since
+//     session 15, see its paragraph below; before, only those issued
+//     after the heal were required to succeed: the stall did not outlast
+//     the partition, where before the fixes of latency.go it did, by
+//     seconds).
 //
-// What still fails (logged) are operations of threads bound to ring {c}
+// What still failed until session 15 were operations of threads bound to ring {c}
 // by an in-flight write of a DC c client they read while b/s1 was down
 // or before the partition: §4.4's corner case of a DC cut off with the CC
 // that wrote what the thread read ("data in the failed DC is no longer
@@ -121,33 +123,54 @@ func describe(ops []history.Op) string {
 // "may be indefinitely bound to the ring with the failed DC. Data in the
 // failed DC is no longer available to the client". So the expectation
 // stays: nothing fails after the restart alone or after the heal.
+//
+// With one put-after dependency per writer thread (protocol/karma,
+// writers.go) it is 31 / 0 for karma and 30 / 0 for karma-nc (32 / 1
+// and 30 / 2 for the commit before, run beside it): the
+// restart still leaves DC c's writes about a second behind in ring
+// {a, b} (protocol/karma doc.go, "One put-after dependency per writer"),
+// so threads of a and b still read them in flight before the cut, where
+// the partition alone fails 3 operations over seeds 1-5. With held reads'
+// probes besides (protocol/karma, probe_held.go) it is 32 / 0 and
+// 30 / 0.
+//
+// Session 15 (protocol/karma doc.go, "Moving home"): a thread bound away
+// from its DC's ring is moved back once its restrictions are installed
+// there, and a restarted MM asks every CC at once for the writes it lost
+// and makes them send again the reads waiting for it. No operation of a
+// and b fails any more (against 6 7 8 5 6 for karma and 7 6 7 3 7 for
+// karma-nc over seeds 1-5 on the commit before, run beside it), and the
+// test asserts none: the partition alone cuts off only DC c's ring, and
+// every thread of a and b is back on its own ring, or can be moved there,
+// before the cut.
 func TestKarmaAnswersAfterRestartThenPartition(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("20 simulated runs; make test runs them without -race")
 	}
 	for _, proto := range []string{"karma", "karma-nc"} {
-		pending, during := 0, 0
+		pending, during, late := 0, 0, 0
 		for seed := uint64(1); seed <= 5; seed++ {
 			if ops := failedIn(t, proto, restartOnly, seed); len(ops) > 0 {
 				t.Errorf("%s seed %d, restart alone: %d operations of DCs a and b failed, want 0:%s", proto, seed, len(ops), describe(ops))
 			}
-			var late []history.Op
-			for _, op := range failedIn(t, proto, restartThenPartition, seed) {
+			failed := failedIn(t, proto, restartThenPartition, seed)
+			for _, op := range failed {
 				start := time.Duration(op.StartMs * float64(time.Millisecond))
 				switch {
 				case start >= healAt:
-					late = append(late, op)
+					late++
 				case start <= partitionAt:
 					pending++
 				default:
 					during++
 				}
 			}
-			if len(late) > 0 {
-				t.Errorf("%s seed %d, restart then partition: %d operations of DCs a and b issued after the heal failed, want 0:%s",
-					proto, seed, len(late), describe(late))
+			if len(failed) > 0 {
+				t.Errorf("%s seed %d, restart then partition: %d operations of DCs a and b failed, want 0:%s",
+					proto, seed, len(failed), describe(failed))
 			}
 		}
-		t.Logf("%s: over seeds 1-5, %d operations of DCs a and b pending when the partition began failed, and %d issued during it", proto, pending, during)
+		t.Logf("%s: over seeds 1-5, of the operations of DCs a and b, %d pending when the partition began failed, %d issued during it and %d after the heal",
+			proto, pending, during, late)
 	}
 }

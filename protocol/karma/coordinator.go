@@ -78,8 +78,11 @@ type threadState struct {
 	drr        map[string]*pb.Dep
 	notify     *wbEntry
 	lastNotify time.Duration
-	get        *pendingGet
-	txn        *pendingTxn
+	// home is an install check in flight to the CC's own ring while the
+	// thread is bound to another (rebind.go, askHome).
+	home *wbEntry
+	get  *pendingGet
+	txn  *pendingTxn
 	// moving: a resumed session asked for this thread (token.go); under
 	// COPS-PR only this makes its in-flight reads worth a notify-after.
 	moving bool
@@ -96,6 +99,10 @@ type threadState struct {
 	// buffered and uncovered need not walk the buffer and every
 	// dependency of its writes at each tick.
 	inWB, covering map[string]int
+	// coverW counts the same dependencies by writer thread and version
+	// (writers.go): a buffered write carrying a writer's later version
+	// lifts that writer's earlier restrictions too.
+	coverW map[string]map[uint64]int
 }
 
 // buffer appends e to the thread's write buffer.
@@ -104,6 +111,7 @@ func (t *threadState) buffer(e *wbEntry) {
 	t.inWB[depKey(e.put.Key, e.put.Version)]++
 	for _, d := range e.put.Deps {
 		t.covering[depKey(d.Key, d.Version)]++
+		t.coverWriter(d, 1)
 	}
 }
 
@@ -115,6 +123,7 @@ func (t *threadState) unbuffer() {
 	decr(t.inWB, depKey(e.put.Key, e.put.Version))
 	for _, d := range e.put.Deps {
 		decr(t.covering, depKey(d.Key, d.Version))
+		t.coverWriter(d, -1)
 	}
 }
 
@@ -204,7 +213,7 @@ func (c *coordinator) recover(st storage.Reader) {
 	_ = st.Scan("r/", func(r storage.Record) error {
 		i := strings.LastIndexByte(r.Key, '/')
 		j := strings.LastIndexByte(r.Key, '@')
-		if i < 2 || j < i || len(r.Value) != 1 {
+		if i < 2 || j < i || len(r.Value) < 1 {
 			return nil
 		}
 		v, err := strconv.ParseUint(r.Key[j+1:], 16, 64)
@@ -212,7 +221,7 @@ func (c *coordinator) recover(st storage.Reader) {
 			return nil
 		}
 		t := c.thread(r.Key[2:i])
-		t.drr[r.Key[i+1:]] = &pb.Dep{Key: r.Key[i+1 : j], Version: v}
+		t.drr[r.Key[i+1:]] = &pb.Dep{Key: r.Key[i+1 : j], Version: v, Writer: string(r.Value[1:])}
 		t.drrRing = int(r.Value[0])
 		return nil
 	})
@@ -234,7 +243,7 @@ func (c *coordinator) thread(name string) *threadState {
 	t := c.threads[name]
 	if t == nil {
 		t = &threadState{name: name, drrRing: -1, drr: map[string]*pb.Dep{}, completed: map[string]*pb.RingPut{},
-			inWB: map[string]int{}, covering: map[string]int{}}
+			inWB: map[string]int{}, covering: map[string]int{}, coverW: map[string]map[uint64]int{}}
 		c.threads[name] = t
 	}
 	return t
@@ -301,6 +310,7 @@ func (c *coordinator) Tick(now time.Duration, token uint64) protocol.Ready {
 			c.txnTimedOut(now, t, &r)
 		}
 		c.maybeNotify(now, t, &r)
+		c.askHome(now, t, &r)
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
@@ -343,7 +353,7 @@ func (c *coordinator) Step(now time.Duration, m protocol.Message) protocol.Ready
 		c.lc.observe(b.Clock)
 		c.cacheReply(now, b, &r)
 	case *pb.ResendReq:
-		c.resend(now, b, &r)
+		c.resend(now, m.From, b, &r)
 	}
 	c.armTimer(&r)
 	c.lc.persist(&r)
@@ -361,7 +371,7 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 	// thread still buffered, in every ring) is added to each copy sent
 	// (toRing), not kept here: a backlog of n writes would hold n²
 	// dependencies (doc.go, "Pipelined propagation").
-	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps()}
+	put := &pb.RingPut{Key: b.Key, Value: b.Value, Version: c.vc.tick()<<ccBits | c.index, Id: c.nextID, Deps: t.deps(), Writer: t.name}
 	c.nextID++
 	e := c.newEntry(t.name, put)
 	if len(put.Deps) > 0 {
@@ -383,6 +393,9 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 // it would hold every later write until it is written in every ring, one
 // write per ring round trip again.
 //
+// Of one writer thread's writes only the latest is kept (writers.go,
+// collapse): waiting for it waits for the earlier ones.
+//
 // A restriction an earlier buffered write already carries is kept too,
 // although program order implies it: dropped, it let the write become
 // ready before it, so reads of the write's key were held behind it
@@ -395,22 +408,15 @@ func (t *threadState) deps() []*pb.Dep {
 			keys = append(keys, dk)
 		}
 	}
-	slices.Sort(keys)
-	out := make([]*pb.Dep, 0, len(keys))
-	for _, dk := range keys {
-		out = append(out, t.drr[dk])
-	}
-	return out
+	return collapse(t.sortedDeps(keys))
 }
 
-// restrictions are the thread's DRR entries, in key order: what a
-// notify-after confirms.
+// restrictions are the thread's DRR entries, in key order, one per
+// writer thread (collapse): what a notify-after confirms. A version
+// written in a ring is written there in full, its thread's earlier writes
+// included, so confirming a writer's latest confirms the rest.
 func (t *threadState) restrictions() []*pb.Dep {
-	out := make([]*pb.Dep, 0, len(t.drr))
-	for _, k := range slices.Sorted(maps.Keys(t.drr)) {
-		out = append(out, t.drr[k])
-	}
-	return out
+	return collapse(t.sortedDeps(slices.Collect(maps.Keys(t.drr))))
 }
 
 // restricted reports whether the thread's accesses are under a DRR (for
@@ -485,6 +491,12 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 	if e == nil || e.put.Key != b.Key || e.put.Version != b.Version || int(b.Ring) >= len(e.acked) || e.acked[b.Ring] {
 		return // not this entry's acknowledgement, or a duplicate
 	}
+	if t := c.threads[e.session]; t != nil && t.home == e {
+		// An install check: not a write's acknowledgement, so no sample
+		// of the ring's acknowledgement time (rebind.go).
+		c.homeAcked(now, t, e, r)
+		return
+	}
 	e.acked[b.Ring] = true
 	c.ackRTT[b.Ring].acked(now)
 	if !e.resent[b.Ring] && !e.recovered {
@@ -518,21 +530,23 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 		t.completed[e.put.Key] = e.put
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: wbKey(t.name, e.put.Id)}, false)
-	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version}), r)
+	c.lift(t, append(e.put.Deps[:len(e.put.Deps):len(e.put.Deps)], &pb.Dep{Key: e.put.Key, Version: e.put.Version, Writer: t.name}), r)
 }
 
-// lift removes the given restrictions of a thread; with none left it may
-// read from any ring again.
+// lift removes the restrictions of a thread that deps cover (each of
+// deps, and the earlier writes of their writer threads: complete in every
+// ring, as they are, so are those); with none left it may read from any
+// ring again.
 func (c *coordinator) lift(t *threadState, deps []*pb.Dep, r *protocol.Ready) {
-	for _, d := range deps {
-		dk := depKey(d.Key, d.Version)
-		if t.drr[dk] != nil {
+	for _, dk := range slices.Sorted(maps.Keys(t.drr)) {
+		if covered(t.drr[dk], deps) {
 			delete(t.drr, dk)
 			r.Write(storage.Write{Kind: storage.Delete, Key: drrKey(t.name, dk)}, false)
 		}
 	}
 	if len(t.drr) == 0 {
 		t.drrRing = -1
+		c.dropHome(t)
 	}
 }
 
@@ -564,8 +578,8 @@ func (c *coordinator) notifies(t *threadState) bool { return !c.p.mode.OwnRing |
 // uncovered reports whether the thread holds a restriction that no write
 // in its write buffer carries as a dependency (and so would lift).
 func (t *threadState) uncovered() bool {
-	for dk := range t.drr {
-		if t.covering[dk] == 0 && t.inWB[dk] == 0 {
+	for dk, d := range t.drr {
+		if !t.coveredByWB(dk, d) {
 			return true
 		}
 	}
@@ -743,15 +757,9 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 	c.vc.observe(b.Version >> ccBits)
 	t.maxSeen = max(t.maxSeen, b.Version)
 	if b.Version > 0 && b.InFlight {
-		dk := depKey(g.key, b.Version)
-		if t.drrRing < 0 {
-			t.drrRing = int(b.Ring)
-		}
-		if t.drr[dk] == nil {
-			t.drr[dk] = &pb.Dep{Key: g.key, Version: b.Version}
-			r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(b.Ring)}}, true)
-		}
+		c.restrict(t, int(b.Ring), g.key, b.Version, b.Writer, r)
 		c.maybeNotify(now, t, r)
+		c.askHome(now, t, r)
 	} else if g.cacheDC != "" && g.epoch != 0 {
 		// Stable, including a key never written (version 0): its loaded
 		// value, or its absence if it is not a loaded record, is as
@@ -768,12 +776,14 @@ func (c *coordinator) ringReply(now time.Duration, b *pb.RingGetReply, r *protoc
 // hands). Of its program-order dependencies it keeps those the ring has
 // not acknowledged yet: an acknowledged one is written there, and the
 // clock this copy carries is above its evt (doc.go, "Pipelined
-// propagation").
+// propagation"). They go packed, by owner and version without their
+// keys (after_owners, after_versions; the MM unpacks them, unpackAfter,
+// and asks about them by version: doc.go, "Program-order asks by
+// version").
 func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 	p := e.put
-	deps := p.Deps
 	if !p.Notify {
-		deps = make([]*pb.Dep, 0, len(p.Deps)+pipelineWindow)
+		deps := make([]*pb.Dep, 0, len(p.Deps))
 		for _, d := range p.Deps {
 			switch {
 			case d.ProgramOrder: // a write buffered before they were computed here
@@ -782,19 +792,28 @@ func (c *coordinator) toRing(t *threadState, ring int, e *wbEntry) *pb.RingPut {
 				// (doc.go, "Pipelined propagation").
 				deps = append(deps, &pb.Dep{Key: d.Key, Version: d.Version, Installed: true})
 			default:
-				deps = append(deps, d)
+				deps = append(deps, stripped(d))
 			}
 		}
+		out := &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Id: p.Id, Clock: c.lc.now, Writer: p.Writer}
+		var last uint64
 		for _, e := range t.wb {
 			if e.put.Version >= p.Version {
 				break
 			}
 			if !e.acked[ring] {
-				deps = append(deps, &pb.Dep{Key: e.put.Key, Version: e.put.Version, ProgramOrder: true})
+				out.AfterOwners = append(out.AfterOwners, ringIndex(c.topo, ring, e.put.Key))
+				out.AfterVersions = append(out.AfterVersions, e.put.Version-last)
+				last = e.put.Version
 			}
 		}
+		return out
 	}
-	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now}
+	deps := make([]*pb.Dep, 0, len(p.Deps))
+	for _, d := range p.Deps {
+		deps = append(deps, stripped(d))
+	}
+	return &pb.RingPut{Key: p.Key, Value: p.Value, Version: p.Version, Deps: deps, Notify: p.Notify, Id: p.Id, Clock: c.lc.now, Writer: p.Writer}
 }
 
 // found reports whether a read of version with value returned data: a

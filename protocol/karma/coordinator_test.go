@@ -150,7 +150,7 @@ func TestOwnBufferedWriteIsNoPutAfterDependency(t *testing.T) {
 	var x2 *pb.RingPut
 	for _, m := range c.Step(0, protocol.Message{From: session, To: c.id, Body: &pb.ClientPut{ReqId: 2, Session: session, Key: "k2", Value: []byte("w")}}).After.Messages {
 		if rp, ok := m.Body.(*pb.RingPut); ok && rp.Key == "k2" {
-			x2 = rp
+			x2 = unpackAfter(rp)
 		}
 	}
 	if len(x2.Deps) != 1 || !x2.Deps[0].ProgramOrder || x2.Deps[0].Version != x1.Version {
@@ -204,7 +204,7 @@ func TestPipelineWindowBoundsABacklog(t *testing.T) {
 	}
 	poDeps := func(rp *pb.RingPut) int {
 		n := 0
-		for _, d := range rp.Deps {
+		for _, d := range unpackAfter(rp).Deps {
 			if d.ProgramOrder {
 				n++
 			}

@@ -37,7 +37,9 @@
 // The CC appends the put to the thread's persistent WB (synced) and
 // acknowledges. It carries as put-after dependencies only the
 // thread's in-flight reads (its DRR entries), less its own buffered
-// writes read back from a ring (see "Pipelined propagation"). Every buffered write is sent
+// writes read back from a ring (see "Pipelined propagation"), and of
+// the versions one writer thread wrote only the latest (see "One
+// put-after dependency per writer"). Every buffered write is sent
 // to the key's MM in every ring at once, each ring at its own pace; program
 // order within a ring comes from program-order dependencies on the
 // thread's earlier buffered writes (see "Pipelined propagation"). The MM
@@ -118,6 +120,8 @@
 // (see "Pipelined propagation"), so without the move a back end failing
 // between the two kept the thread's readers bound to the failed ring
 // (testdata/rebind_after_back_crash, restricted_reader_after_back_crash).
+// A thread bound to a ring other than its DC's own is moved back home as
+// soon as its restrictions are installed there (see "Moving home").
 //
 // # Get-transactions (§4.5, Eiger's read-only transactions; txn.go)
 //
@@ -272,7 +276,10 @@
 //     notify-after with all its restrictions — written there, causal past
 //     included — takes it (testdata/restricted_reader_after_back_crash,
 //     rebind_after_back_crash). §4.4 argues the restriction lifts instead;
-//     the move is what keeps the reader answered here.
+//     the move is what keeps the reader answered here. A reader bound
+//     away from its DC's ring is moved back once its restrictions are
+//     installed there ("Moving home"), so a later failure of the far
+//     ring does not strand it.
 //   - Get-transactions (§4.5). For j in P(s), evt(j) <= evt(s): P(j) is
 //     within P(s) except writes completed before s was put, whose
 //     acknowledgements' clocks the CC carried on s's RingPut, so r(s)
@@ -309,7 +316,10 @@
 // the dependency's own invalidations and gate per link — more than the
 // ~25 ms between a thread's writes, so the lag grew while the run lasted.
 // Waiting for the dependency to be installed costs one hop per link, off
-// the writing path.
+// the writing path. With one put-after dependency per writer (session
+// 14; main beside it): karma 290/459 against 301/460, cops 128/164, so
+// 2.27x cops's p50 (2.35x); WAN bytes per put 3698 against 4385 (cops
+// 1893), 76.7 k WAN messages against 92.6 k.
 //
 // What is left is structural: in a ring spanning several DCs (karma-aws8's
 // ring 0 spans 175 ms, ring 1 105 ms) a write is installed at its key's
@@ -417,6 +427,402 @@
 // started beside main's on a loaded 2-core machine: 1170 s wall, 395
 // user-s, against main's 314 s and 106 user-s (3.7x; it was about 11x).
 //
+// # One put-after dependency per writer (writers.go)
+//
+// A thread that reads other threads' in-flight writes collects
+// restrictions by the dozen (DC c's threads in the restart run below held
+// ~500 each), and each of its writes named them all: each a DepCheck in
+// every ring. Of the versions one writer thread wrote, a write now names
+// only the latest the thread has read, and a notify-after likewise. An MM
+// returns the writer (a session name) with an in-flight version
+// (RingGetReply.writer, taken from RingPut.writer); the CC keeps it with
+// the restriction (Dep.writer, persisted with the DRR entry and the
+// buffered write) and sends no MM a Dep with it. A writer is a session at
+// one CC: its versions grow in its program order there (the CC's version
+// clock only moves on, across restarts too, being leased), and a session
+// that moves to another CC (token.go) mints there versions unrelated to
+// those, so the two are different writers. A version whose writer is
+// unknown (installed before its MM restarted: "d/<key>" keeps no writer)
+// is never collapsed.
+//
+// Why waiting for the latest, s, waits for every earlier write j of its
+// thread, in each ring R:
+//
+//   - Installed (readable). s is installed in R only once every member of
+//     P(s) for R's copy is ready there; a j not in it was acknowledged by
+//     R (written there) when that copy was sent, or complete before s
+//     existed. So when s is installed every j is ready, installed or
+//     written in R: a read of j's key waits while j is ready and not
+//     installed (held reads), and j becomes installed, since its own
+//     P(j) is within P(s) or written. Being ready, j's own put-after
+//     dependencies are installed in R, and so on: the induction of
+//     "Put-after" below holds with the collapsed list. A DepCheck with
+//     installed is answered only at install, never at ready or on
+//     arrival, and a version is readable only once installed (gets and a
+//     get-transaction's rounds return installed versions only, so the
+//     version a reader saw is installed where it read it: Dep.installed
+//     for that ring stays true).
+//   - Written. s is written (committed) in R only once every member of
+//     P(s) is written itself there, and j written itself has its put-after
+//     dependencies written: so s written means j and its causal past
+//     written in R, which is what the written gate and notify-after ask.
+//   - Restarts. Ready, installed and written are each persisted before
+//     anyone is told ("p/", "i/", "s/"), so a restarted MM never answers
+//     less than it did; a write it lost before it was ready was never
+//     reported ready, so s waits. A restarted CC resends its buffered
+//     writes with every earlier buffered write as P(s) (acknowledgements
+//     are not persisted): more dependencies, never fewer.
+//   - Writes buffered at the CC. A write not yet sent to R (the pipeline
+//     window) is in P(s) of every later write sent there, and the window
+//     sends a ring a thread's writes in program order.
+//   - Ring moves (rebind.go). All of a thread's restrictions come from its
+//     ring; a notify-after that moves it to another ring confirms the
+//     collapsed list, and each confirmed s written there is the earlier
+//     writes written there too (above).
+//   - Lifting. A write completes when every ring has written it, so its
+//     collapsed dependency s and with it every earlier write of s's
+//     thread is written in every ring: complete lifts every restriction
+//     the write covers (the dependency, or an earlier version of its
+//     writer), and a notify-after every one it covers; uncovered counts a
+//     restriction as covered by a buffered write that carries its writer's
+//     later version.
+//
+// testdata/put_after_latest_of_writer holds the older write back from a
+// ring: the dependent write, naming only the later one, waits there
+// (without install waiting for P(s), the checker finds a stale read).
+//
+// What it changed (local3, read-txn, 200 records, 12 clients, 1 s
+// timeout, b/s1 crashed from 300 to 800 ms, 12 s, seed 1, main and this
+// in one run): WAN bytes per RingPut 9221 -> 2518, WAN bytes per put
+// 12.7 K -> 3.8 K, DepChecks over the WAN per put 16.9 -> 11.1. DC c's
+// visibility p50 did not recover: 1157 -> 1093 ms (122 ms without the
+// fault), 1239 -> 1111 ms over the last 4 s. Over a 30 s run's last
+// 10 s: 1708 -> 1177 ms. Main's lag kept growing; now it holds at about
+// a second, but does not drain.
+//
+// Why the backlog does not drain (traces of that run, per write of DC c
+// at ring {a, b}'s MMs, arriving 3-5 s into it; without the fault in
+// brackets): arrival to ready 355 ms [100], ready to installed 2 ms [2],
+// installed to written 737 ms [38]; each of c's threads holds ~220
+// buffered writes [~10], 128 sent (the window) and ~90 waiting for room,
+// and ~550 restrictions. The MMs are not saturated (4-5 k inputs a second
+// at 100 µs each). What is slow is the chain: c's threads read each
+// other's newest in-flight writes, so a write depends on another
+// thread's write put a few milliseconds earlier, which depends on a
+// third's, and so on. A link costs one intra-ring one-way hop (the
+// DepOK from the dependency's MM once it is installed, or written) —
+// 20 ms when the two MMs are in a and in b — but the writes it links
+// are put only a few ms apart, so every link adds lag. The lag is
+// bounded only while few reads return in-flight versions: with the lag
+// at 120 ms a restriction lives ~120 ms and a thread's writes name few
+// fresh ones; once the fault has raised it to a second, restrictions
+// live a second and nearly every write names another thread's write
+// from a few ms before — a second stable state. Neither chain alone
+// keeps it there: with the written gate and the predecessors' written
+// wait both switched off (unsound; an experiment) arrival to ready
+// grows to 1.1 s and visibility p50 stays at 1.3 s. A larger window
+// does not help (1024: 1.38 s; 32: 1.97 s; 128: 1.05 s, 6 s runs).
+// The hop is the knob: with a-b's round trip set to 4, 20 or 30 ms
+// instead of 40 (same run, last 4 s of 12) the backlog drains, on main
+// as here — DC c's visibility p50 62, 80 and 91 ms (main 62, 81, 92),
+// against 1111 ms (main 1239) at 40 ms.
+// What would: a link cheaper than a cross-DC hop (an MM knowing a
+// writer's later write installed needs not ask about its earlier ones,
+// but the chain runs through latest writes), or fewer fresh links
+// (restrictions lifted as soon as the dependency completes, which only
+// the writer's CC learns).
+//
+// # One ask per predecessor (issue 17)
+//
+// A RingPut names, for its ring, every earlier write of its thread the
+// ring has not acknowledged (P(s)), and the MM asks each one's MM two
+// things: is it ready (program_order: its ready time, to install s) and
+// is it written itself (self_written: to count s written). The two asks
+// are made together, once per (MM, predecessor) (depwait: only the first
+// waiter asks), so they now go as one DepCheck with self_too set; the
+// dependency's MM answers each part as before, registering the asker
+// as a ready waiter and as a self-written waiter, or answering at once.
+// When both parts hold on arrival (55% of the combined asks on the run
+// below: the ring wrote j before its acknowledgement reached the CC and
+// left j out of later copies) one DepOK with self_too answers both;
+// otherwise two DepOKs come, at different times (ready at arrival,
+// written itself once invalidations and P(j) are done). A combined
+// DepCheck is exactly the two DepChecks delivered together, so nothing
+// depends on their order; re-asks (depwait's backed-off retransmissions,
+// lost) stay one per part; the asker handles a combined DepOK as the
+// ready DepOK followed by the self-written one, the order in which two
+// would have been sent. testdata/written_without_chain,
+// pipelined_crash_mid_batch and txn_second_round_past_version fail if
+// the answering MM ignores DepCheck.self_too, and written_without_chain
+// and txn_second_round_past_version if the asker ignores DepOK.self_too
+// (the self-written answer is lost until re-asked).
+//
+// Where the DepChecks come from (karma-aws8, ycsb-95-5, 4 clients per
+// DC, 5 s, seed 2; first asks crossing the WAN, re-asks not counted):
+// of ~32 k, program-order ready 13.8 k and self-written 13.6 k, put-after
+// installed 2.2 k and written 2.3 k. Program order is 85% of them: a
+// sao-paulo thread writes every ~25 ms and a ring acknowledges in up to
+// ~1 s, so a copy carries ~15 unacknowledged predecessors.
+//
+// What it changed (causeway sim --protocol karma --topology karma-aws8
+// --workload ycsb-95-5 --clients-per-dc 4 --duration 5s --seed 2
+// --wan-by-kind, main and this side by side): DepChecks over the WAN
+// per put 37.0 -> 22.1, their bytes per put 810 -> 513 (21.9 -> 23.2 B
+// each); DepOKs per put 36.5 -> 28.5, bytes 946 -> 764; all WAN bytes
+// per put 3698 -> 3221 (RingPut unchanged, 1360: 2.7 copies of 501 B,
+// ~15 program-order dependencies each); visibility p50 290 -> 291 ms,
+// ops/s 3600 -> 3601. cops on that run: 1893 B per put.
+//
+// A copy's program-order dependencies travel packed (then
+// RingPut.after_keys, after_versions: keys, and versions as differences
+// from the previous one, in the buffer's order; now owners instead of
+// keys, see "Program-order asks by version"): each entry costs its key
+// and a 1-3 B varint instead of a ~25 B Dep. The MM unpacks them into Deps with
+// program_order before anything else sees the write (unpackAfter), so
+// waiting, persisting ("p/") and recovery are as before; only the
+// encoding on the wire changed. Same run: RingPut 501.6 -> 435.6 B,
+// 1362 -> 1183 B per put, all WAN bytes per put 3221 -> 3041,
+// meta/write 410 -> 328, every count and latency unchanged.
+//
+// Left (still ~1.6x cops): ~22 DepChecks and ~28 DepOKs per put, and
+// ~15 predecessors per copy, because a ring's acknowledgement reaches
+// the CC ~1 s after a sao-paulo thread's write while it writes every
+// ~25 ms; cutting those needs fewer predecessors per copy or an MM
+// learning about a thread's earlier writes from its later ones. (What
+// came next cut the bytes of each instead: "Program-order asks by
+// version".)
+//
+// # Program-order asks by version (issue 17, byversion.go)
+//
+// Of the ~22 DepChecks and ~28 DepOKs per put left above, almost every
+// byte was a key: a 12-byte YCSB key in each Dep, and in each entry of a
+// RingPut's program-order list. Versions are unique (a CC mints each
+// from a counter that ticks at every write, leased so it never repeats
+// across restarts, with its own index in the low bits), so a write can
+// be named by its version alone wherever the key is not needed to find
+// it:
+//
+//   - A RingPut names each program-order dependency by its version and
+//     the index in the ring of the MM that owns it (after_versions,
+//     after_owners: 1 B instead of ~13 B of key). The MM unpacks it as a
+//     Dep with no key and that owner (Dep.owner) and names it
+//     "@<version>" in its waits and in what it learns (knownReady,
+//     knownSelfWritten); its "p/" record keeps that form.
+//   - An MM's first asks inside its ring — program order (ready and
+//     written itself) and put-after (installed, written; a notify-after's
+//     written) — go as version lists, one DepCheck per owning MM for all
+//     the asks one input produces (DepCheck.after, after_ready,
+//     after_self, installed, written; ascending, as differences). The
+//     owner finds each version's key among the writes it has seen or been
+//     told of (keyOf: learnt from every RingPut and every dependency, and
+//     recovered from "d/", "s/", "p/", "i/" after a restart), and
+//     answers exactly as it answered the Dep with that key; a version it
+//     does not know has not arrived there (or was lost in a crash before
+//     it was ready, when nothing of it was persisted: the same as never
+//     arrived), and the ask is kept (early) and taken when the write
+//     arrives, as a keyed ask waiting for it would have been.
+//   - Every answer inside a ring goes the same way, key-less: one DepOK
+//     per asking MM per input, with the versions now ready (their ready
+//     times as clock minus time: small varints), written themselves,
+//     installed and written (DepOK.ready_versions, ready_ago,
+//     self_versions, installed_versions, written_versions). The asker
+//     handles those lists in that order, as it handled the separate DepOKs
+//     (ready and written itself were already sent in that order in one
+//     step; installed precedes written). A program-order answer is
+//     matched to "@<version>"; a put-after answer to the key the asker
+//     asked with (keyOf).
+//   - Re-asks (depwait's, marked lost, and a held read's) and probes
+//     still go one Dep each, with the key when the asker has one (put-after)
+//     and without it for program order; the owner looks the version up
+//     the same way. A lost-marked ask for a version the owner never saw
+//     still makes it send a ResendReq, now possibly without the key: the
+//     CC matches the version. Stability probes (to other rings) stay by
+//     key.
+//
+// Nothing waits for anything else than before, and every answer is given
+// under the same condition, so the guarantees and their arguments in
+// "Pipelined propagation" and "One put-after dependency per writer" are
+// unchanged; only names and framing changed. The one new order is an ask
+// arriving before its write: testdata/written_without_chain and
+// put_after_asked_before_arrival fail if a kept ask is not answered when
+// the write arrives (program order; put-after), and
+// asked_by_version_after_restart if a restarted MM does not recover the
+// keys of the versions it stored. written_without_chain and
+// txn_second_round_past_version fail if the owner ignores the written-
+// itself part of DepCheck.after; 13 scenarios if the asker ignores
+// DepOK.self_versions. DepCheck.self_too and DepOK.self_too are no
+// longer sent (their handling stays for re-asks that carry them). Cost:
+// keyOf grows with every version an MM has seen, as committed and readyAt
+// do.
+//
+// What it changed (causeway sim --protocol karma --topology karma-aws8
+// --workload ycsb-95-5 --clients 32 --duration 5s --seed 2 --wan-by-kind;
+// main before issue 17's session-14 cuts, then sub/karmadeps2, then
+// this; seed 3 in brackets): WAN bytes per put 4385, 3050, 1755 [4722,
+// 3157, 1798]; cops 1892 [1890]. By kind, per put, sub/karmadeps2 ->
+// this: RingPut 1182 -> 779 (435 -> 289 B each), DepOK 769 -> 280 (28.7
+// -> 22.9 messages of 26.8 -> 12.2 B), DepCheck 516 -> 115 (22.2 -> 14.3
+// of 23.3 -> 8.1 B); unchanged: remote reads (RingGet 53, RingGetReply
+// 404: partial replication's own cost, which cops does not pay), RingPutAck
+// 76, Stable 43. WAN messages per put 62.2 -> 48.5. Visibility p50
+// 291 -> 291 ms [291 -> 292], ops/s 3601 -> 3601 [3591 -> 3591], meta
+// per write 328 -> 145 B. Step by step (seed 2): asks and answers by
+// version 3050 -> 2348, RingPut owners instead of keys -> 1935,
+// put-after asks by version -> 1755.
+//
+// # Reads held behind a write that cannot install (probe_held.go)
+//
+// An MM holds a read of a key while a version of it is ready there and
+// not installed ("Pipelined propagation"): a reader may have read a
+// later write of its thread elsewhere in the ring, and the version is
+// installed as soon as its program-order dependencies are ready in the
+// ring. When one of those has not reached the ring at all — its writer's
+// DC was cut off from the ring with the write on its way — the version
+// cannot be installed until the partition heals, and neither can any
+// later write of its thread, so no reader can depend on it; yet the read
+// waited, and §4.4 Claim 2 (2) failed: with a partition between rings
+// {a, b} and {c}, gets in a and b of keys c's threads had just written
+// timed out (TestAvailabilityClaimsLive, 3 of 7,325 operations, seed 1;
+// faster propagation made these windows likelier, not longer).
+//
+// So a held read probes: the MM asks the owner in its ring of such a
+// version's latest program-order dependency not known ready there (a
+// thread's writes leave in order, so a cut leaves out the latest)
+// whether it is ready now (DepCheck.probe, answered at once by a DepOK
+// with the same probe, absent when it is not; a dependency the MM owns
+// is looked up directly). Absent ends the wait for that version of the
+// reads held when the probe was sent. Probes go in rounds, one in flight
+// per pending version: reads held meanwhile wait for the next round,
+// sent when the answer comes (asking about the next unknown dependency
+// if that one was ready), or after resendPredecessor without one.
+// (Probing every unknown dependency for every held read tripled the
+// messages of a saturated run — karma-aws8, ycsb-50-50, 4096 threads,
+// 1.48 M to 4.33 M — and its backlog outlasted the quiesce limit.) The probe leaves after the read arrived, and anything a
+// reader could have seen that depends on the version — a later write of
+// its thread installed in this ring, a write installed here that depends
+// on either, or a version read elsewhere that has since completed —
+// needed the absent dependency ready in this ring first, which its MM
+// persists before telling anyone: so such a reader's read arrives after
+// the dependency is ready, and its probe finds it. (A reader that read
+// such a version in flight in another ring is bound to that ring.) Probe
+// numbers come from the asking MM's commit clock, leased ahead of what
+// it issued, so an answer to a probe sent before a restart matches no
+// round sent after it. Scenarios: held_read_probe_ready (the dependency
+// is ready: the read waits and returns the write; fails with every probe
+// answered absent), held_read_joins_next_round (a read held while a round
+// is in flight waits for the next; the checker fails if it joins the
+// round in flight), pipelined_reordering (the dependency has not arrived:
+// the read is answered in ring 0 one round trip later instead of bound to
+// ring 1 after 390 ms).
+//
+// # Moving home (issue 12; rebind.go)
+//
+// Issue 12's restart-then-partition run (local3, read-txn, b/s1 down from
+// 300 to 800 ms, c cut off from a and b from 1200 to 2200 ms): while b/s1
+// was down, threads of a and b read its keys from ring {c}, saw DC c's
+// in-flight writes there and were bound to {c}. Bound, they read only
+// {c}, where nearly every hot key had another in-flight write of c, so
+// they kept collecting restrictions, each lifted only once c's write
+// completed — about a second after the restart, c's writes being that far
+// behind in ring {a, b}. The partition then left them nothing to read:
+// 32 (karma) and 30 (karma-nc) operations of a and b failed over seeds
+// 1-5.
+//
+// So while a thread is bound to a ring other than its DC's own (myRing),
+// its CC keeps an install check in flight to its own ring: a notify-after
+// sent to that ring only, whose dependencies (the thread's restrictions,
+// one per writer) carry installed; the MM waits for each to be installed
+// in its ring (a DepCheck with installed, as for a write's put-after
+// dependency) and then acknowledges. If, when the acknowledgement
+// arrives, the thread is still bound away and the check covers every
+// restriction it holds, the thread is bound to its own ring (the
+// restrictions stay, persisted with the new ring); a get or
+// get-transaction in progress is sent there again, and answers to its
+// earlier requests are ignored. A new restriction replaces a check in
+// flight by one that covers it. An unanswered check is sent again after
+// 1 s, then 2 s and 4 s (its MM may have restarted: the check is kept in
+// memory only), and a restarted CC sends a new one at its first tick (its
+// restrictions and their ring are persisted, the check is not). No check
+// is sent, and no move made, while a storage server of the own ring is
+// penalized for unanswered reads (latency.go): the thread would be moved
+// back to a ring that does not answer it, and away again by the move on
+// a timeout (testdata/rebind_after_back_crash).
+//
+// Why installed is enough. Binding a thread to ring R on an in-flight
+// read asks of R only that the version read be installed there (a reply
+// returns installed versions only), and the thread reads R because
+// everything in its causal past is readable in R:
+//
+//   - the stable versions it read are complete, written in every ring;
+//   - each restriction d is installed in R, and installed(d) means d's
+//     causal past readable in R (the induction of "Put-after" under
+//     "Pipelined propagation"), and for the writer's earlier writes, which
+//     the collapsed list leaves out, "One put-after dependency per writer";
+//   - its own writes are in its write buffer, which answers for any bound
+//     ring the write has not reached (Fig. 3), or complete.
+//
+// The check establishes the second point for the own ring R' for every
+// restriction the thread holds when the acknowledgement arrives: the MM
+// answers only once each is installed in R' (its owner persists "i/"
+// before it answers, so a restart does not undo it), and a check that
+// does not cover a restriction taken since it was sent moves nothing
+// (testdata/home_check_new_restriction). Requests sent to the old ring
+// before the move are forgotten, so no version read there restricts the
+// thread once it is bound to R'. Get-transactions: the acknowledgement
+// carries the MM's commit clock, which has observed the DepOKs' clocks,
+// each above the dependency's evt in R'; the CC observes it, so its clock
+// covers the evt in R' of the thread's causal past, as for any bound
+// ring. Later writes: a write put after the move records R' as the ring
+// its put-after dependencies were read in (wbEntry.readRing), and its copy
+// to R' marks them installed — true, by the check; other rings wait for
+// them as before. A write put before keeps the old ring, true there.
+// Lifting is unchanged: only completion or a notify-after (written in
+// every ring) lifts a restriction; the move changes which ring the thread
+// reads, not what it depends on. Held-read probes (probe_held.go) are
+// unaffected: a thread that read in flight a write depending on a
+// version v is moved to R' only once that write is installed there,
+// which needed v's predecessors ready in R', so no probe finds them
+// absent while the thread may read v's key there.
+//
+// Scenarios: home_check_installed (moved only once the restriction is
+// installed at home; with the check answered at once the checker finds a
+// stale read), home_check_new_restriction (a check overtaken by a new
+// restriction moves nothing; with the check kept instead of replaced and
+// homeAcked not asking whether it covers every restriction, the checker
+// finds a stale read; the cover test alone is not needed by this
+// schedule, since a replaced check's answer matches nothing),
+// home_check_after_restart (the check sent again after its MM restarts,
+// and anew by a restarted CC; the read after the MM's restart still goes
+// to the far ring without the retransmission).
+//
+// The check alone did not help much on the run above (karma 32 -> 18,
+// karma-nc 30 -> 27): a thread bound to {c} read new in-flight writes
+// every ~90 ms, faster than c's writes were installed in ring {a, b}, so
+// each check was overtaken before it could be answered, and the last
+// ones, sent just before the cut, were answered only after the heal.
+// What held those installs back was the restart: a write c sent to b/s1
+// while it was down (728 ms) was asked for only when another MM's
+// DepCheck for it went unanswered, marked lost (1150 ms), and the copy
+// resent at 1195 ms was lost to the partition; the later writes of its
+// thread, and every write that had read one of those, could not be
+// installed in ring {a, b} until the heal. So a restarted MM now asks
+// every CC at once for every write it owns that they have sent it and it
+// has not acknowledged (a ResendReq with version 0; resend.go,
+// askResendAll; testdata/resend_all_after_restart). With both: karma 1
+// and karma-nc 2 failures over seeds 1-5 (per seed 0 0 0 1 0 and
+// 0 0 0 1 1; before, 6 7 8 5 6 and 7 6 7 3 7); the resend alone gives
+// 30 and 4. What was left were get-transactions sent to b/s1 just
+// before its crash (283-296 ms): one timed out at 1101 ms, 300 ms after
+// the restart, which penalized b/s1 again and sent it to ring {c}, whose
+// answer the partition cut off. So the restarted MM's ResendReq also
+// makes each CC send again at once the reads in progress that wait for
+// that MM (resend.go, resendReads: a get asks again, a get-transaction
+// starts again, in the same ring; testdata/txn_resent_after_restart).
+// With all three no operation of a and b fails over seeds 1-5, and
+// TestKarmaAnswersAfterRestartThenPartition asserts it. (nice go test
+// -count=1 -v -run RestartThenPartition ./bench/, this branch and its
+// base side by side.)
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -425,26 +831,48 @@
 //	ClientAdopt -> ClientReply            resumed session -> its new CC
 //	RingGet -> RingGetReply               CC -> MM (any ring) -> CC; txn, at: §4.5
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
+//	RingPut(notify, installed) -> RingPutAck  CC -> one MM of its DC's ring -> CC: a bound thread's install check (rebind.go; a ~30-byte Dep per writer)
 //	Stable                                CC -> MM of every ring
-//	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring
+//	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring (by version: ~8 and ~12 bytes)
 //	DepCheck -> DepOK                     MM -> the key's MM in another ring (stability probe)
 //	ResendReq                             MM -> the CC that minted a version it never saw, asked for it (DepCheck.lost; resend.go)
+//	ResendReq(version 0)                  restarted MM -> every CC: every write of mine you have sent and not had acknowledged, and your reads waiting for me (resend.go; a few bytes)
+//	DepCheck(probe) -> DepOK(probe)       MM holding a read -> MM owning a predecessor, same ring; answered at once (probe_held.go; ~30 bytes each)
 //	CacheGet -> CacheGetReply, CacheFill  CC -> cache of its DC
 //	Invalidate -> InvalidateAck           MM -> caches in the cached-at set -> MM
 //	ProbeReq -> ProbeResp                 CC -> an MM of a suspect DC -> CC (§6.2; an id each, ~7 bytes)
 //
-// RingPutAck carries the acknowledged write's key and version, and
+// RingPut.after_owners/after_versions are its program-order
+// dependencies, packed, without keys; DepCheck.after, after_ready,
+// after_self, installed and written ask about versions owned by the
+// receiver, and DepOK.ready_versions, ready_ago, self_versions,
+// installed_versions and written_versions answer them (see
+// "Program-order asks by version"; Dep.owner is a keyless
+// program-order dependency's owner). RingPutAck carries the
+// acknowledged write's key and version, and
 // CacheGetReply the key (see "Incarnations"). Dep.installed asks for an
 // installed (not written) dependency, Dep.program_order for a ready one,
 // whose DepOK carries its ready time, Dep.self_written for an earlier
-// write of the thread written itself (not its own predecessors); DepCheck.lost marks a DepCheck sent
-// again after it went unanswered (resend.go). ResendReq is a ring index, a key and a version.
+// write of the thread written itself (not its own predecessors), and
+// DepCheck.self_too on a program-order DepCheck asks that too
+// (DepOK.self_too answers both at once; "One ask per predecessor");
+// DepCheck.lost marks a DepCheck sent
+// again after it went unanswered (resend.go); DepCheck.probe and
+// DepOK.probe/absent are a held read's probes ("Reads held behind a write
+// that cannot install"). ResendReq is a ring index, a key and a version;
+// version 0, which no write has, asks for every write the sending MM owns
+// in that ring and the reads waiting for it (a restart). A notify-after whose Deps carry installed is
+// an install check ("Moving home"), answered once they are installed.
+// RingPut.writer and RingGetReply.writer (an in-flight version's) name
+// the writing session; Dep.writer is the CC's own record of it and never
+// reaches an MM (see "One put-after dependency per writer").
 //
 // # Storage
 //
 // MM: "d/<key>" value at its version; "s/<key>@<v>" committed markers
 // (with the version's ready time); "p/<key>@<v>" a write ready and not
-// yet installed (the RingPut, at its ready time; pipeline.go); "i/<key>@<v>"
+// yet installed (the RingPut, at its ready time, program-order
+// dependencies without keys; pipeline.go); "i/<key>@<v>"
 // a write installed and not yet written, at its ready time (sent again
 // after a restart it keeps that time, so every MM of the ring derives the
 // same evts);
@@ -452,7 +880,8 @@
 // multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
 // lease, "w/<thread>/<id>" WB entries,
-// "r/<thread>/<key>@<v>" DRR entries (synced before the get that caused
+// "r/<thread>/<key>@<v>" DRR entries, the ring then the version's writer
+// (synced before the get that caused
 // them is answered). Caches keep nothing. The live runtimes keep each
 // node's boot counter beside these keys (runtime.IncarnationKey).
 //
@@ -518,6 +947,9 @@
 //     (see above), where §6.2's monitors measure every pair of DCs all the
 //     time: a DC that is not suspect is either read from, which measures
 //     it, or not preferred anyway.
+//   - A thread bound to a ring other than its DC's own is moved back to
+//     its own ring once every restriction it holds is installed there
+//     ("Moving home"); §4.2 keeps it bound until its restrictions lift.
 //   - Write-only transactions are not offered (§4.5: "not worth the
 //     complexity"): write_txn answers ErrUnsupported.
 package karma

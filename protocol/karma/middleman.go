@@ -21,6 +21,9 @@ type object struct {
 	// evt is the commit-clock time at which the version became readable
 	// here (Eiger's earliest valid time).
 	evt uint64
+	// writer is the session that wrote it (RingPut.writer; "" if
+	// installed before a restart), returned with it while in flight.
+	writer string
 }
 
 // oldVersion is a superseded version kept for get-transactions (§4.5).
@@ -118,11 +121,26 @@ type middleMan struct {
 	// (pipeline.go, progress).
 	selfWritten, knownSelfWritten map[string]bool
 	selfWaiters                   map[string]map[protocol.NodeID]bool
+	// keyOf is the key of every version this MM has held or been told
+	// of (a RingPut's own, its program-order list's; recovered from
+	// storage), early the asks by version (byversion.go) about writes
+	// that have not arrived here yet, and okOut the key-less DepOKs this
+	// step is gathering, by destination.
+	keyOf map[uint64]string
+	early map[uint64]map[protocol.NodeID]askKind
+	okOut map[protocol.NodeID]*okBatch
 	// held are reads waiting for unconfirmed versions of their key.
-	held    map[string][]*heldRead
-	inval   map[string]*invalidation // by depKey of the write
-	stab    stabilizer               // versions awaiting STABLE (stabilize.go)
-	ticking bool
+	held map[string][]*heldRead
+	// probes are the ready probes of held reads in flight, by probe
+	// number (probe.go).
+	probes map[uint64]*probeRound
+	// probing is each pending version's probe round in flight, nextRound
+	// the reads held behind it since that round was sent.
+	probing   map[string]uint64
+	nextRound map[string][]*heldRead
+	inval     map[string]*invalidation // by depKey of the write
+	stab      stabilizer               // versions awaiting STABLE (stabilize.go)
+	ticking   bool
 	// loaded is the dataset the run starts with (nil: none): a read of a
 	// loaded key's version 0 returns its loaded value.
 	loaded *protocol.Dataset
@@ -137,7 +155,8 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{}, knownInstalled: map[string]bool{},
 		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
 		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
-		held: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
+		keyOf: map[uint64]string{}, early: map[uint64]map[protocol.NodeID]askKind{}, okOut: map[protocol.NodeID]*okBatch{},
+		held: map[string][]*heldRead{}, probes: map[uint64]*probeRound{}, probing: map[string]uint64{}, nextRound: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
 	}
@@ -149,11 +168,13 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
 		m.installed[depKey(r.Key[2:], r.Version)] = true
+		m.learnKey(r.Key[2:], r.Version)
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
 		m.committed[r.Key[2:]] = true
 		m.readyAt[r.Key[2:]] = r.Version
+		m.learnKeyOf(r.Key[2:])
 		return nil
 	})
 	m.recoverPending(cfg.Storage)
@@ -176,7 +197,11 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 func (m *middleMan) Start(now time.Duration) protocol.Ready {
 	var r protocol.Ready
 	r.Write(storage.Write{Kind: storage.Put, Key: bootKey}, true)
+	if m.restarted {
+		m.askResendAll(&r)
+	}
 	m.resumeWaits(now, &r)
+	m.flushOKs(&r)
 	m.armTimer(&r)
 	return r
 }
@@ -205,6 +230,7 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 		}
 	}
 	m.probeStability(now, &r)
+	m.flushOKs(&r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
@@ -216,52 +242,70 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	switch b := msg.Body.(type) {
 	case *pb.RingGet:
 		m.lc.observe(b.Clock)
-		m.read(msg.From, b, &r)
+		m.read(now, msg.From, b, &r)
 	case *pb.RingPut:
 		m.lc.observe(b.Clock)
-		m.put(now, msg.From, b, &r)
+		m.put(now, msg.From, unpackAfter(b), &r)
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)
 	case *pb.ProbeReq:
 		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
+		if b.Probe != 0 {
+			m.answerProbe(msg.From, b, &r)
+			break
+		}
+		if b.Dep == nil {
+			m.askedByVersion(msg.From, b)
+			break
+		}
+		if b.Dep.Key == "" && m.askedWithoutKey(msg.From, b, &r) {
+			break
+		}
 		dk := depKey(b.Dep.Key, b.Dep.Version)
 		if b.Lost {
 			m.askMinter(b.Dep, &r)
 		}
 		switch {
 		case b.Dep.SelfWritten:
-			if m.committed[dk] || m.selfWritten[dk] {
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
-			} else {
-				addWaiter(m.selfWaiters, dk, msg.From)
-			}
+			m.askedSelfWritten(msg.From, b.Dep.Key, b.Dep.Version)
 		case b.Dep.Installed:
-			if m.installedHere(dk) {
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
-			} else {
-				addWaiter(m.installedWaiters, dk, msg.From)
-			}
+			m.askedProgramOrder(msg.From, b.Dep.Key, b.Dep.Version, askInstalled)
 		case b.Dep.ProgramOrder:
-			if at, ok := m.readyAt[dk]; ok {
-				r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at})
-			} else {
-				addWaiter(m.readyWaiters, dk, msg.From)
+			kind := askReady
+			if b.SelfToo {
+				kind |= askSelf
 			}
-		case m.committed[dk]:
+			m.askedProgramOrder(msg.From, b.Dep.Key, b.Dep.Version, kind)
+		case m.topo.RingOf(msg.From.DC()) == m.ring:
+			m.askedProgramOrder(msg.From, b.Dep.Key, b.Dep.Version, askWritten)
+		case m.committed[dk]: // a stability probe (stabilize.go): by key
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
 		default:
 			addWaiter(m.waiters, dk, msg.From)
 		}
 	case *pb.DepOK:
 		m.lc.observe(b.Clock)
+		if b.Probe != 0 {
+			m.probeAnswered(now, b, &r)
+			if b.Absent {
+				break
+			}
+		}
+		if b.Dep == nil {
+			m.answeredByVersion(now, b, &r)
+			break
+		}
 		if m.topo.RingOf(msg.From.DC()) == m.ring {
 			switch dk := depKey(b.Dep.Key, b.Dep.Version); {
 			case b.Dep.SelfWritten:
 				m.knownSelfWritten[dk] = true
 			case b.Dep.ProgramOrder:
 				m.knownReady[dk] = b.Ready
+				if b.SelfToo {
+					m.knownSelfWritten[dk] = true
+				}
 			case b.Dep.Installed:
 				m.knownInstalled[dk] = true
 			default:
@@ -270,6 +314,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 		if !m.stabilityAnswer(msg.From, b, &r) {
 			m.depSatisfied(now, depName(b.Dep), &r)
+			if b.SelfToo && b.Dep.ProgramOrder {
+				m.depSatisfied(now, selfPrefix+depKey(b.Dep.Key, b.Dep.Version), &r)
+			}
 		}
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
@@ -278,9 +325,20 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			m.progress(dk, &r)
 		}
 	}
+	m.flushOKs(&r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
+}
+
+// askedSelfWritten answers, or waits to answer, a DepCheck asking
+// whether a version is written itself here (or written).
+func (m *middleMan) askedSelfWritten(from protocol.NodeID, key string, version uint64) {
+	if dk := depKey(key, version); m.committed[dk] || m.selfWritten[dk] {
+		m.answerSelf(from, version)
+	} else {
+		addWaiter(m.selfWaiters, dk, from)
+	}
 }
 
 // get answers a ring read with the current version and whether it is in
@@ -322,8 +380,12 @@ func (m *middleMan) get(from protocol.NodeID, b *pb.RingGet, capped bool, until 
 		}
 		m.cachedAt[b.Key][b.CacheDc] = true
 	}
+	writer := ""
+	if inFlight {
+		writer = o.writer
+	}
 	r.Send(m.id, from, &pb.RingGetReply{ReqId: b.ReqId, Key: b.Key, Value: o.value, Version: o.version,
-		InFlight: inFlight, Ring: int32(m.ring), Clock: clock, Evt: o.evt})
+		InFlight: inFlight, Ring: int32(m.ring), Clock: clock, Evt: o.evt, Writer: writer})
 }
 
 // markStable records a STABLE: the version is in every ring. The highest
@@ -432,7 +494,7 @@ func (m *middleMan) invalidationTargets(key string) map[protocol.NodeID]bool {
 func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id uint64, r *protocol.Ready) {
 	dk := depKey(key, version)
 	if m.selfWaiters[dk] != nil {
-		m.markSelfWritten(dk, key, version, r)
+		m.markSelfWritten(dk, version)
 	}
 	delete(m.selfWritten, dk) // committed answers for it now
 	if !m.committed[dk] {
@@ -444,7 +506,11 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		m.stab.committed(key, version)
 	}
 	for _, from := range slices.Sorted(maps.Keys(m.waiters[dk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
+		if m.topo.RingOf(from.DC()) == m.ring {
+			m.okTo(from).wrote[version] = true // by version (byversion.go)
+		} else { // a stability probe (stabilize.go)
+			r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version}, Clock: m.lc.now})
+		}
 	}
 	delete(m.waiters, dk)
 	if cc != "" { // else recovered pending: acknowledged on its retransmission

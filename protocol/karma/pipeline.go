@@ -3,6 +3,7 @@ package karma
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ type heldRead struct {
 	from    protocol.NodeID
 	msg     *pb.RingGet
 	waitFor map[string]bool
+	// done: answered (probe_held.go).
+	done bool
 }
 
 // Names in the dependency table: a write waiting for P(s) to be ready
@@ -69,6 +72,8 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	wk := depKey(b.Key, b.Version)
 	if b.Notify {
 		wk = "notify/" + string(from) + "/" + depKey(b.Key, b.Id)
+	} else {
+		m.arrived(b.Key, b.Version)
 	}
 	switch {
 	case !b.Notify && m.committed[wk]:
@@ -83,15 +88,25 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	case m.incoming[wk] != nil:
 		return // a retransmission of a write already waiting for its deps
 	}
-	gate := "" // gateName(wk), built once if needed
+	gate := ""                                 // gateName(wk), built once if needed
+	asks := map[protocol.NodeID]*pb.DepCheck{} // by version (byversion.go)
 	for _, d := range b.Deps {
 		if d.ProgramOrder {
 			continue // waited for once the write is ready (ready)
 		}
 		dk := depKey(d.Key, d.Version)
-		if b.Notify {
-			if !m.committed[dk] && m.deps.Wait(wk, dk, d, now) {
+		m.learnKey(d.Key, d.Version) // to read the answers
+		if b.Notify && d.Installed {
+			// An install check (rebind.go, askHome): answered once the
+			// dependency is installed here, not written.
+			if !m.installedHere(dk) && !m.knownInstalled[dk] && m.deps.Wait(wk, installedPrefix+dk, d, now) {
 				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+			}
+			continue
+		}
+		if b.Notify {
+			if !m.committed[dk] && !m.knownWritten[dk] && m.deps.Wait(wk, dk, d, now) {
+				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askWritten)
 			}
 			continue
 		}
@@ -100,7 +115,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 		if !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] {
 			id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
 			if m.deps.Wait(wk, installedPrefix+dk, id, now) {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: id})
+				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askInstalled)
 			}
 		}
 		if !m.committed[dk] && !m.knownWritten[dk] {
@@ -109,13 +124,14 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 			}
 			wd := &pb.Dep{Key: d.Key, Version: d.Version}
 			if m.deps.Wait(gate, dk, wd, now) {
-				r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: wd})
+				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askWritten)
 			}
 		}
 	}
 	if !b.Notify {
-		m.waitPredecessors(now, b, r)
+		m.waitPredecessorsInto(now, b, asks)
 	}
+	m.sendAsks(asks, r)
 	w := &incomingWrite{msg: b, from: from}
 	if !m.deps.Waiting(wk) {
 		m.ready(now, w, r)
@@ -142,8 +158,8 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 	}
 	m.readyAt[wk] = at
 	r.Write(storage.Write{Kind: storage.Put, Key: pendingKey(wk), Version: at, Value: marshal(b)}, true)
-	for _, from := range slices.Sorted(maps.Keys(m.readyWaiters[wk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, ProgramOrder: true}, Clock: m.lc.now, Ready: at})
+	for from := range m.readyWaiters[wk] {
+		m.answerReady(from, b.Version, at)
 	}
 	delete(m.readyWaiters, wk)
 	w.ask = protocol.SentAt(now)
@@ -163,33 +179,57 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 // parallel rather than one DepOK hop after another
 // (testdata/written_without_chain).
 func (m *middleMan) waitPredecessors(now time.Duration, b *pb.RingPut, r *protocol.Ready) {
+	asks := map[protocol.NodeID]*pb.DepCheck{}
+	m.waitPredecessorsInto(now, b, asks)
+	m.sendAsks(asks, r)
+}
+
+// waitPredecessorsInto adds waitPredecessors's asks to asks.
+func (m *middleMan) waitPredecessorsInto(now time.Duration, b *pb.RingPut, asks map[protocol.NodeID]*pb.DepCheck) {
 	wk := depKey(b.Key, b.Version)
 	conf, order := confName(wk), orderName(wk)
 	for _, d := range b.Deps {
 		if !d.ProgramOrder {
 			continue
 		}
-		dk := depKey(d.Key, d.Version)
+		dk := depKey(d.Key, d.Version) // "@<version>": no key (unpackAfter)
+		var kind askKind
 		if _, ok := m.readyOf(dk); !ok && m.deps.Wait(conf, readyPrefix+dk, d, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d})
+			kind |= askReady
 		}
-		if m.committed[dk] || m.knownWritten[dk] || m.selfWritten[dk] || m.knownSelfWritten[dk] {
-			continue
+		if !m.committed[dk] && !m.knownWritten[dk] && !m.selfWritten[dk] && !m.knownSelfWritten[dk] {
+			sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true, Owner: d.Owner}
+			if m.deps.Wait(order, selfPrefix+dk, sd, now) {
+				kind |= askSelf
+			}
 		}
-		sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true}
-		if m.deps.Wait(order, selfPrefix+dk, sd, now) {
-			r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: sd})
+		if kind != 0 {
+			// By version, one DepCheck per owner (doc.go, "Program-order
+			// asks by version"); depwait's re-asks go one by one.
+			askByVersion(asks, m.ownerOf(d), d.Version, kind)
 		}
 	}
 }
 
 // readyOf is the ready time of a version in this ring, if known here.
+// A program-order dependency named without its key ("@<version>") that
+// is this MM's own write is found by its key (keyOf).
 func (m *middleMan) readyOf(dk string) (uint64, bool) {
 	if at, ok := m.readyAt[dk]; ok {
 		return at, true
 	}
-	at, ok := m.knownReady[dk]
-	return at, ok
+	if at, ok := m.knownReady[dk]; ok {
+		return at, true
+	}
+	if v, ok := strings.CutPrefix(dk, "@"); ok {
+		if version, err := strconv.ParseUint(v, 16, 64); err == nil {
+			if key, ok := m.keyOf[version]; ok {
+				at, ok := m.readyAt[depKey(key, version)]
+				return at, ok
+			}
+		}
+	}
+	return 0, false
 }
 
 func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Ready) {
@@ -240,14 +280,15 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 	}
 	m.lc.observe(evt)
 	if !m.installed[wk] { // else installed before a restart (installedKey)
-		m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt}, r)
+		m.insertVersion(now, b.Key, object{value: b.Value, version: b.Version, evt: evt, writer: b.Writer}, r)
 		r.Write(storage.Write{Kind: storage.Put, Key: installedKey(wk), Version: m.readyAt[wk]}, true)
 	}
 	r.Write(storage.Write{Kind: storage.Delete, Key: pendingKey(wk)}, true)
 	m.released(wk, b.Key, r)
+	m.probesSettled(wk)
 	m.installed[wk] = true
-	for _, from := range slices.Sorted(maps.Keys(m.installedWaiters[wk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: b.Key, Version: b.Version, Installed: true}, Clock: m.lc.now})
+	for from := range m.installedWaiters[wk] {
+		m.okTo(from).inst[b.Version] = true
 	}
 	delete(m.installedWaiters, wk)
 	targets := m.invalidationTargets(b.Key)
@@ -269,7 +310,7 @@ func (m *middleMan) progress(wk string, r *protocol.Ready) {
 	if iv == nil || len(iv.pending) > 0 || iv.gated {
 		return
 	}
-	m.markSelfWritten(wk, iv.msg.Key, iv.msg.Version, r)
+	m.markSelfWritten(wk, iv.msg.Version)
 	if iv.ordered {
 		return
 	}
@@ -279,10 +320,10 @@ func (m *middleMan) progress(wk string, r *protocol.Ready) {
 
 // markSelfWritten records that a version is written itself here and
 // answers the DepChecks waiting for that.
-func (m *middleMan) markSelfWritten(wk, key string, version uint64, r *protocol.Ready) {
+func (m *middleMan) markSelfWritten(wk string, version uint64) {
 	m.selfWritten[wk] = true
-	for _, from := range slices.Sorted(maps.Keys(m.selfWaiters[wk])) {
-		r.Send(m.id, from, &pb.DepOK{Dep: &pb.Dep{Key: key, Version: version, SelfWritten: true}, Clock: m.lc.now})
+	for from := range m.selfWaiters[wk] {
+		m.answerSelf(from, version)
 	}
 	delete(m.selfWaiters, wk)
 }
@@ -338,7 +379,9 @@ func (m *middleMan) insertVersion(now time.Duration, key string, o object, r *pr
 // first round is not held: it reads the key as of just before the
 // earliest such version's ready time, and claims no later validity; a
 // second round is held only for versions ready at or before its time.
-func (m *middleMan) read(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) {
+// A held read probes the earlier writes each such version still waits
+// for (probe.go): one found not ready stops the read waiting for it.
+func (m *middleMan) read(now time.Duration, from protocol.NodeID, b *pb.RingGet, r *protocol.Ready) {
 	wait := map[string]bool{}
 	first := uint64(0)
 	for _, wk := range slices.Sorted(maps.Keys(m.pending)) {
@@ -359,7 +402,10 @@ func (m *middleMan) read(from protocol.NodeID, b *pb.RingGet, r *protocol.Ready)
 	case b.Txn && b.At == 0:
 		m.get(from, b, true, first-1, r)
 	default:
-		m.held[b.Key] = append(m.held[b.Key], &heldRead{from: from, msg: b, waitFor: wait})
+		h := &heldRead{from: from, msg: b, waitFor: wait}
+		if m.probeHeld(now, h, r) {
+			m.held[b.Key] = append(m.held[b.Key], h)
+		}
 	}
 }
 
@@ -370,7 +416,7 @@ func (m *middleMan) released(wk, key string, r *protocol.Ready) {
 	for _, h := range m.held[key] {
 		delete(h.waitFor, wk)
 		if len(h.waitFor) == 0 {
-			m.get(h.from, h.msg, false, 0, r)
+			m.answerHeld(h, r)
 		} else {
 			keep = append(keep, h)
 		}
@@ -402,13 +448,22 @@ func (m *middleMan) recoverPending(st storage.Reader) {
 		}
 		wk := rec.Key[2:]
 		m.readyAt[wk] = rec.Version
+		for _, d := range put.Deps {
+			if d.ProgramOrder && d.Key != "" {
+				// Persisted before program-order dependencies went
+				// without keys: name it as unpackAfter does now.
+				d.Key, d.Owner = "", ringIndex(m.topo, m.ring, d.Key)
+			}
+		}
 		m.pending[wk] = &incomingWrite{msg: &put}
+		m.learnKey(put.Key, put.Version)
 		return nil
 	})
 	_ = st.Scan("i/", func(rec storage.Record) error {
 		wk := rec.Key[2:]
 		m.readyAt[wk] = rec.Version
 		m.installed[wk] = true
+		m.learnKeyOf(wk)
 		return nil
 	})
 }

@@ -104,7 +104,7 @@ func ackedRings(e *wbEntry) []int {
 
 // CheckQuiescent implements protocol.Quiescer for a middle man: no write
 // waiting for dependencies or invalidations, no DepCheck outstanding or
-// waiting here, every stored version committed here and stable, and no
+// waiting here (by version too), every stored version committed here and stable, and no
 // stable version newer than the stored one (a premature STABLE).
 func (m *middleMan) CheckQuiescent() error {
 	var p problems
@@ -128,6 +128,9 @@ func (m *middleMan) CheckQuiescent() error {
 		for _, dk := range slices.Sorted(maps.Keys(w)) {
 			p.addf("DepChecks of %v wait here for %s", slices.Sorted(maps.Keys(w[dk])), dk)
 		}
+	}
+	for _, v := range slices.Sorted(maps.Keys(m.early)) {
+		p.addf("DepChecks of %v wait here for version %x, never seen", slices.Sorted(maps.Keys(m.early[v])), v)
 	}
 	keys := map[string]bool{}
 	for k := range m.store {

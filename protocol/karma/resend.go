@@ -58,8 +58,9 @@ const resendPredecessor = 250 * time.Millisecond
 // askAgain sends, marked lost, the DepChecks whose retransmission is due,
 // and the predecessors' of the writes reads are held behind.
 func (m *middleMan) askAgain(now time.Duration, r *protocol.Ready) {
+	m.probeAgain(now, r)
 	m.deps.Resend(now, resendPredecessor, maxBackoff, func(d *pb.Dep) {
-		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d, Lost: true})
+		r.Send(m.id, m.ownerOf(d), &pb.DepCheck{Dep: d, Lost: true})
 	})
 	ask := map[string]*pb.Dep{}
 	for _, key := range slices.Sorted(maps.Keys(m.held)) {
@@ -79,7 +80,7 @@ func (m *middleMan) askAgain(now time.Duration, r *protocol.Ready) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(ask)) {
 		d := ask[name]
-		r.Send(m.id, replica(m.topo, m.ring, d.Key), &pb.DepCheck{Dep: d, Lost: true})
+		r.Send(m.id, m.ownerOf(d), &pb.DepCheck{Dep: d, Lost: true})
 	}
 }
 
@@ -113,12 +114,16 @@ func mintedBy(t *topology.Topology, version uint64) (protocol.NodeID, bool) {
 // is still buffered, the ring has not acknowledged it and it was not sent
 // there in the last resendPredecessor (every MM of the ring waiting for it
 // may ask), and its next retransmission waits from now.
-func (c *coordinator) resend(now time.Duration, b *pb.ResendReq, r *protocol.Ready) {
+func (c *coordinator) resend(now time.Duration, from protocol.NodeID, b *pb.ResendReq, r *protocol.Ready) {
 	ring := int(b.Ring)
+	if b.Version == 0 {
+		c.resendAll(now, from, ring, r)
+		return
+	}
 	// At most one entry matches (versions are unique, a notify-after has
 	// none), so the order of the search does not matter.
 	for _, e := range c.entries {
-		if e.put.Notify || e.put.Key != b.Key || e.put.Version != b.Version || ring < 0 || ring >= len(e.acked) || e.acked[ring] || !e.sent[ring] {
+		if e.put.Notify || b.Key != "" && e.put.Key != b.Key || e.put.Version != b.Version || ring < 0 || ring >= len(e.acked) || e.acked[ring] || !e.sent[ring] {
 			continue
 		}
 		if now-e.lastSent[ring] < resendPredecessor {
@@ -127,5 +132,81 @@ func (c *coordinator) resend(now time.Duration, b *pb.ResendReq, r *protocol.Rea
 		e.resent[ring], e.retry[ring], e.lastSent[ring] = true, protocol.SentAt(now), now
 		r.Send(c.id, replica(c.topo, ring, e.put.Key), c.toRing(c.thread(e.session), ring, e))
 		return
+	}
+}
+
+// Asking for every lost write at once (issue 12). A restarted MM has
+// lost every write that had arrived and was not yet ready (nothing of it
+// was persisted), and every write sent to it while it was down. Asking
+// for each one only once another MM's DepCheck for it has gone
+// unanswered, marked lost, took the backed-off asks' pace: after b/s1's
+// restart in TestKarmaAnswersAfterRestartThenPartition (down from 300 to
+// 800 ms) the ResendReqs came 90-400 ms after it, a write DC c had sent
+// at 728 ms was asked for at 1195 ms, and its resent copy was lost to
+// the partition that began at 1200 ms; DC c's later writes, and the
+// writes of a and b that had read them, then could not be installed in
+// ring {a, b} until the heal. So an MM that restarts (its boot mark was
+// there) sends every CC a ResendReq naming no write (version 0, which
+// no write has), and each CC sends it at once every buffered write of
+// its threads that the MM owns in its ring, sent there and not
+// acknowledged: whatever it sent before may have been lost, so the
+// 250 ms limit of a single write's ResendReq does not apply. A write
+// the MM has (a copy in flight, or persisted as ready) is a duplicate it
+// ignores.
+
+// askResendAll sends every CC the restarted MM's ResendReq for all its
+// writes (see above).
+func (m *middleMan) askResendAll(r *protocol.Ready) {
+	for _, d := range m.topo.Datacenters {
+		for j := 0; j < d.Servers; j++ {
+			r.Send(m.id, protocol.MakeNodeID(d.Name, ccName(j)), &pb.ResendReq{Ring: int32(m.ring)})
+		}
+	}
+}
+
+// resendAll answers a restarted MM's ResendReq naming no write: every
+// buffered write the MM owns in its ring, sent there and unacknowledged,
+// goes to it again now; and so do the reads in progress that wait for it
+// (resendReads).
+func (c *coordinator) resendAll(now time.Duration, from protocol.NodeID, ring int, r *protocol.Ready) {
+	if ring < 0 || ring >= len(c.topo.Rings()) {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.threads)) {
+		t := c.threads[name]
+		c.resendReads(now, t, from, ring, r)
+		for _, e := range t.wb {
+			if e.acked[ring] || !e.sent[ring] || replica(c.topo, ring, e.put.Key) != from {
+				continue
+			}
+			e.resent[ring], e.retry[ring], e.lastSent[ring] = true, protocol.SentAt(now), now
+			r.Send(c.id, from, c.toRing(t, ring, e))
+		}
+	}
+}
+
+// resendReads sends again, at once, the thread's read in progress that
+// waits for an answer from from, an MM of ring that has just restarted:
+// a request it had when it crashed, or that reached it while it was
+// down, is lost, and waiting out the read's timeout would also penalize
+// the server (latency.go) that the restart message has just cleared, so
+// the read would go to another ring. A get is asked again in the same
+// ring (another attempt, whose answer completes it as any other's); a
+// get-transaction starts again there (round one). TestKarmaAnswersAfter
+// RestartThenPartition, karma seed 4: a transaction sent at 296 ms to
+// b/s1, which crashed at 300 ms and restarted at 800 ms, timed out at
+// 700 and 1101 ms and was then sent to ring {c}, whose answer the
+// partition at 1200 ms cut off.
+func (c *coordinator) resendReads(now time.Duration, t *threadState, from protocol.NodeID, ring int, r *protocol.Ready) {
+	if g := t.get; g != nil && !g.inCache && g.ring == ring && replica(c.topo, ring, g.key) == from {
+		c.attempt(now, t, ring, r)
+	}
+	if tx := t.txn; tx != nil && tx.ring == ring {
+		for _, i := range tx.reqs {
+			if replica(c.topo, ring, tx.keys[i]) == from {
+				c.txnRound1(now, t, ring, r)
+				return
+			}
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/protocol"
-	"github.com/causeway/causeway/storage"
 	pb "github.com/causeway/causeway/wire/karmapb"
 )
 
@@ -27,6 +26,7 @@ type txnRead struct {
 	version  uint64
 	evt, lvt uint64
 	inFlight bool
+	writer   string
 }
 
 // pendingTxn is a session's get-transaction in progress at the CC.
@@ -142,7 +142,7 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 		}
 		return
 	}
-	tx.reads[i] = txnRead{value: b.Value, version: b.Version, evt: b.Evt, lvt: b.Clock, inFlight: b.InFlight}
+	tx.reads[i] = txnRead{value: b.Value, version: b.Version, evt: b.Evt, lvt: b.Clock, inFlight: b.InFlight, writer: b.Writer}
 	if len(tx.reqs) > 0 {
 		return
 	}
@@ -178,6 +178,7 @@ func (c *coordinator) txnReply(now time.Duration, t *threadState, b *pb.RingGetR
 		}
 	}
 	c.txnDone(t, r)
+	c.askHome(now, t, r)
 }
 
 // txnDone answers the session: the snapshot, with the thread's own newer
@@ -197,14 +198,7 @@ func (c *coordinator) txnDone(t *threadState, r *protocol.Ready) {
 		c.vc.observe(rd.version >> ccBits)
 		t.maxSeen = max(t.maxSeen, rd.version)
 		if rd.version > 0 && rd.inFlight {
-			dk := depKey(k, rd.version)
-			if t.drrRing < 0 {
-				t.drrRing = tx.ring
-			}
-			if t.drr[dk] == nil {
-				t.drr[dk] = &pb.Dep{Key: k, Version: rd.version}
-				r.Write(storage.Write{Kind: storage.Put, Key: drrKey(t.name, dk), Value: []byte{byte(tx.ring)}}, true)
-			}
+			c.restrict(t, tx.ring, k, rd.version, rd.writer, r)
 		}
 		rep.Reads = append(rep.Reads, &pb.TxnRead{Value: rd.value, Found: found(rd.version, rd.value)})
 	}

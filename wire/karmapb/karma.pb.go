@@ -47,7 +47,17 @@ type Dep struct {
 	// its cache invalidations acknowledged and its put-after dependencies
 	// written, whether or not its own earlier writes are (the dependent
 	// write waits for those itself: doc.go, "Pipelined propagation").
-	SelfWritten   bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
+	SelfWritten bool `protobuf:"varint,5,opt,name=self_written,json=selfWritten,proto3" json:"self_written,omitempty"`
+	// writer is the session (client thread) that wrote the version, as the
+	// reader's CC learnt it (RingGetReply.writer; empty: unknown). Kept by
+	// the CC with restrictions and buffered writes, never sent to an MM:
+	// it lets put-after dependencies on one writer thread collapse into its
+	// latest write read (doc.go, "One put-after dependency per writer").
+	Writer string `protobuf:"bytes,6,opt,name=writer,proto3" json:"writer,omitempty"`
+	// owner, on a program-order dependency with no key (RingPut.after_owners,
+	// as the MM unpacks it; kept in its "p/" record and sent back in its
+	// re-asks and probes), is the index in the ring of the MM that owns it.
+	Owner         uint32 `protobuf:"varint,7,opt,name=owner,proto3" json:"owner,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -115,6 +125,20 @@ func (x *Dep) GetSelfWritten() bool {
 		return x.SelfWritten
 	}
 	return false
+}
+
+func (x *Dep) GetWriter() string {
+	if x != nil {
+		return x.Writer
+	}
+	return ""
+}
+
+func (x *Dep) GetOwner() uint32 {
+	if x != nil {
+		return x.Owner
+	}
+	return 0
 }
 
 // ClientGet: session -> its CC.
@@ -616,7 +640,10 @@ type RingGetReply struct {
 	Evt uint64 `protobuf:"varint,8,opt,name=evt,proto3" json:"evt,omitempty"`
 	// too_old: the version valid at RingGet.at has left the multiversion
 	// window; the transaction must start again.
-	TooOld        bool `protobuf:"varint,9,opt,name=too_old,json=tooOld,proto3" json:"too_old,omitempty"`
+	TooOld bool `protobuf:"varint,9,opt,name=too_old,json=tooOld,proto3" json:"too_old,omitempty"`
+	// writer is the session that wrote this version, sent with an in-flight
+	// one (empty: stable, or unknown here, as after a restart).
+	Writer        string `protobuf:"bytes,10,opt,name=writer,proto3" json:"writer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -714,6 +741,13 @@ func (x *RingGetReply) GetTooOld() bool {
 	return false
 }
 
+func (x *RingGetReply) GetWriter() string {
+	if x != nil {
+		return x.Writer
+	}
+	return ""
+}
+
 // RingPut: a CC's propagator -> the key's MM in one ring: put (no deps) or
 // put-after (deps). notify marks a notify-after (§4.2): the deps are
 // checked and the CC notified, but nothing is written.
@@ -727,7 +761,12 @@ type RingPut struct {
 	// id names the write-buffer entry at the CC (for the acknowledgement).
 	Id uint64 `protobuf:"varint,6,opt,name=id,proto3" json:"id,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock         uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
+	Clock uint64 `protobuf:"varint,7,opt,name=clock,proto3" json:"clock,omitempty"`
+	// writer is the session (client thread) that wrote it: an MM returns it
+	// with the version while it is in flight (RingGetReply.writer).
+	Writer        string   `protobuf:"bytes,8,opt,name=writer,proto3" json:"writer,omitempty"`
+	AfterVersions []uint64 `protobuf:"varint,10,rep,packed,name=after_versions,json=afterVersions,proto3" json:"after_versions,omitempty"`
+	AfterOwners   []uint32 `protobuf:"varint,11,rep,packed,name=after_owners,json=afterOwners,proto3" json:"after_owners,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -809,6 +848,27 @@ func (x *RingPut) GetClock() uint64 {
 		return x.Clock
 	}
 	return 0
+}
+
+func (x *RingPut) GetWriter() string {
+	if x != nil {
+		return x.Writer
+	}
+	return ""
+}
+
+func (x *RingPut) GetAfterVersions() []uint64 {
+	if x != nil {
+		return x.AfterVersions
+	}
+	return nil
+}
+
+func (x *RingPut) GetAfterOwners() []uint32 {
+	if x != nil {
+		return x.AfterOwners
+	}
+	return nil
 }
 
 // RingPutAck: MM -> CC, once the write is in the ring (deps satisfied,
@@ -965,7 +1025,37 @@ type DepCheck struct {
 	// for too long (resend.go): the dependency's MM, if it has never seen
 	// that version, asks the CC that minted it to send it again
 	// (ResendReq).
-	Lost          bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	Lost bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	// self_too, on a program-order DepCheck (dep.program_order), asks in
+	// the same message for the self_written answer as well: two DepOKs
+	// come back, one when the version is ready, one when it is written
+	// itself (doc.go, "One ask per predecessor"). No longer sent: first
+	// asks go by version (after); still honoured if present.
+	SelfToo bool `protobuf:"varint,3,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
+	// probe, when not 0, asks a program-order dependency's MM whether the
+	// version is ready there now, answered at once (DepOK with the same
+	// probe, absent when it is not), never waited for: a held read's MM
+	// asks it to tell a write that cannot be installed yet from one about
+	// to be (doc.go, "Reads held behind a write that cannot install").
+	// Unique per asking MM across its restarts (its commit clock).
+	Probe uint64 `protobuf:"varint,4,opt,name=probe,proto3" json:"probe,omitempty"`
+	// after, after_ready and after_self (with no dep) ask about program-order
+	// dependencies owned by the receiver, named by version alone (versions
+	// are unique: the receiver finds the key among the writes it has or
+	// when the write arrives): after whether each is ready and written
+	// itself, after_ready only ready, after_self only written itself. Each
+	// list is ascending, every entry the difference from the previous one.
+	// Answered by key-less DepOKs (ready_versions, self_versions) (doc.go,
+	// "Program-order asks by version").
+	After      []uint64 `protobuf:"varint,5,rep,packed,name=after,proto3" json:"after,omitempty"`
+	AfterReady []uint64 `protobuf:"varint,6,rep,packed,name=after_ready,json=afterReady,proto3" json:"after_ready,omitempty"`
+	AfterSelf  []uint64 `protobuf:"varint,7,rep,packed,name=after_self,json=afterSelf,proto3" json:"after_self,omitempty"`
+	// installed and written ask the same way (by version, packed) about
+	// put-after dependencies owned by the receiver: installed, or written
+	// (also a notify-after's), as Dep.installed and a plain Dep would.
+	// Answered by DepOK.installed_versions, written_versions.
+	Installed     []uint64 `protobuf:"varint,8,rep,packed,name=installed,proto3" json:"installed,omitempty"`
+	Written       []uint64 `protobuf:"varint,9,rep,packed,name=written,proto3" json:"written,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1014,6 +1104,55 @@ func (x *DepCheck) GetLost() bool {
 	return false
 }
 
+func (x *DepCheck) GetSelfToo() bool {
+	if x != nil {
+		return x.SelfToo
+	}
+	return false
+}
+
+func (x *DepCheck) GetProbe() uint64 {
+	if x != nil {
+		return x.Probe
+	}
+	return 0
+}
+
+func (x *DepCheck) GetAfter() []uint64 {
+	if x != nil {
+		return x.After
+	}
+	return nil
+}
+
+func (x *DepCheck) GetAfterReady() []uint64 {
+	if x != nil {
+		return x.AfterReady
+	}
+	return nil
+}
+
+func (x *DepCheck) GetAfterSelf() []uint64 {
+	if x != nil {
+		return x.AfterSelf
+	}
+	return nil
+}
+
+func (x *DepCheck) GetInstalled() []uint64 {
+	if x != nil {
+		return x.Installed
+	}
+	return nil
+}
+
+func (x *DepCheck) GetWritten() []uint64 {
+	if x != nil {
+		return x.Written
+	}
+	return nil
+}
+
 // DepOK: the answer to DepCheck.
 type DepOK struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1023,9 +1162,33 @@ type DepOK struct {
 	// ready is, for a program-order dependency, the commit-clock time at
 	// which the write became ready in the ring (doc.go, "Pipelined
 	// propagation"): the same number to every MM that asks.
-	Ready         uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Ready uint64 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
+	// self_too answers a program-order DepCheck's self_too part in the
+	// same message: the version is written itself as well as ready
+	// (doc.go, "One ask per predecessor"). No longer sent: answers go by
+	// version (ready_versions, self_versions); still honoured if present.
+	SelfToo bool `protobuf:"varint,4,opt,name=self_too,json=selfToo,proto3" json:"self_too,omitempty"`
+	// probe answers a DepCheck's probe (same number).
+	Probe uint64 `protobuf:"varint,5,opt,name=probe,proto3" json:"probe,omitempty"`
+	// absent, with probe: the version was not ready at the answering MM
+	// when the probe reached it.
+	Absent bool `protobuf:"varint,6,opt,name=absent,proto3" json:"absent,omitempty"`
+	// ready_versions (with no dep) are program-order dependencies now ready
+	// at the sender, by version (ascending, each the difference from the
+	// previous one), ready_ago their ready times as clock minus the time;
+	// self_versions those now written themselves there (same encoding).
+	// They answer DepCheck.after, after_ready and after_self and any
+	// program-order DepCheck (doc.go, "Program-order asks by version").
+	ReadyVersions []uint64 `protobuf:"varint,7,rep,packed,name=ready_versions,json=readyVersions,proto3" json:"ready_versions,omitempty"`
+	ReadyAgo      []uint64 `protobuf:"varint,8,rep,packed,name=ready_ago,json=readyAgo,proto3" json:"ready_ago,omitempty"`
+	SelfVersions  []uint64 `protobuf:"varint,9,rep,packed,name=self_versions,json=selfVersions,proto3" json:"self_versions,omitempty"`
+	// installed_versions and written_versions (same encoding) answer
+	// DepCheck.installed and written, and any DepCheck from the same ring
+	// asking a version installed or written.
+	InstalledVersions []uint64 `protobuf:"varint,10,rep,packed,name=installed_versions,json=installedVersions,proto3" json:"installed_versions,omitempty"`
+	WrittenVersions   []uint64 `protobuf:"varint,11,rep,packed,name=written_versions,json=writtenVersions,proto3" json:"written_versions,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DepOK) Reset() {
@@ -1077,6 +1240,62 @@ func (x *DepOK) GetReady() uint64 {
 		return x.Ready
 	}
 	return 0
+}
+
+func (x *DepOK) GetSelfToo() bool {
+	if x != nil {
+		return x.SelfToo
+	}
+	return false
+}
+
+func (x *DepOK) GetProbe() uint64 {
+	if x != nil {
+		return x.Probe
+	}
+	return 0
+}
+
+func (x *DepOK) GetAbsent() bool {
+	if x != nil {
+		return x.Absent
+	}
+	return false
+}
+
+func (x *DepOK) GetReadyVersions() []uint64 {
+	if x != nil {
+		return x.ReadyVersions
+	}
+	return nil
+}
+
+func (x *DepOK) GetReadyAgo() []uint64 {
+	if x != nil {
+		return x.ReadyAgo
+	}
+	return nil
+}
+
+func (x *DepOK) GetSelfVersions() []uint64 {
+	if x != nil {
+		return x.SelfVersions
+	}
+	return nil
+}
+
+func (x *DepOK) GetInstalledVersions() []uint64 {
+	if x != nil {
+		return x.InstalledVersions
+	}
+	return nil
+}
+
+func (x *DepOK) GetWrittenVersions() []uint64 {
+	if x != nil {
+		return x.WrittenVersions
+	}
+	return nil
 }
 
 // CacheGet: CC -> a cache node of its DC.
@@ -1726,6 +1945,11 @@ func (x *ProbeResp) GetId() uint64 {
 // the CC sends the write to the ring at once if it is still buffered and
 // unacknowledged there (resend.go: a read held behind it waits a few
 // round trips, not the CC's backed-off retransmission).
+// Version 0 (no write has it), sent by a restarted MM to every CC, asks
+// for everything: every buffered write the CC owns in that ring that is
+// unacknowledged, and the reads waiting for that MM sent again (doc.go,
+// "Moving home"). Key may be empty: versions are unique, and the CC
+// matches on the version alone.
 type ResendReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ring          int32                  `protobuf:"varint,1,opt,name=ring,proto3" json:"ring,omitempty"`
@@ -1790,13 +2014,15 @@ var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
-	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\x97\x01\n" +
+	"#proto/causeway/karma/v1/karma.proto\x12\x11causeway.karma.v1\"\xc5\x01\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12#\n" +
 	"\rprogram_order\x18\x03 \x01(\bR\fprogramOrder\x12\x1c\n" +
 	"\tinstalled\x18\x04 \x01(\bR\tinstalled\x12!\n" +
-	"\fself_written\x18\x05 \x01(\bR\vselfWritten\"N\n" +
+	"\fself_written\x18\x05 \x01(\bR\vselfWritten\x12\x16\n" +
+	"\x06writer\x18\x06 \x01(\tR\x06writer\x12\x14\n" +
+	"\x05owner\x18\a \x01(\rR\x05owner\"N\n" +
 	"\tClientGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x18\n" +
 	"\asession\x18\x02 \x01(\tR\asession\x12\x10\n" +
@@ -1836,7 +2062,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\bcache_dc\x18\x03 \x01(\tR\acacheDc\x12\x14\n" +
 	"\x05clock\x18\x04 \x01(\x04R\x05clock\x12\x10\n" +
 	"\x03txn\x18\x05 \x01(\bR\x03txn\x12\x0e\n" +
-	"\x02at\x18\x06 \x01(\x04R\x02at\"\xd9\x01\n" +
+	"\x02at\x18\x06 \x01(\x04R\x02at\"\xf1\x01\n" +
 	"\fRingGetReply\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
@@ -1846,7 +2072,9 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04ring\x18\x06 \x01(\x05R\x04ring\x12\x14\n" +
 	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x10\n" +
 	"\x03evt\x18\b \x01(\x04R\x03evt\x12\x17\n" +
-	"\atoo_old\x18\t \x01(\bR\x06tooOld\"\xb5\x01\n" +
+	"\atoo_old\x18\t \x01(\bR\x06tooOld\x12\x16\n" +
+	"\x06writer\x18\n" +
+	" \x01(\tR\x06writer\"\xa9\x02\n" +
 	"\aRingPut\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x18\n" +
@@ -1854,7 +2082,13 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04deps\x18\x04 \x03(\v2\x16.causeway.karma.v1.DepR\x04deps\x12\x16\n" +
 	"\x06notify\x18\x05 \x01(\bR\x06notify\x12\x0e\n" +
 	"\x02id\x18\x06 \x01(\x04R\x02id\x12\x14\n" +
-	"\x05clock\x18\a \x01(\x04R\x05clock\"r\n" +
+	"\x05clock\x18\a \x01(\x04R\x05clock\x12\x16\n" +
+	"\x06writer\x18\b \x01(\tR\x06writer\x12%\n" +
+	"\x0eafter_versions\x18\n" +
+	" \x03(\x04R\rafterVersions\x12!\n" +
+	"\fafter_owners\x18\v \x03(\rR\vafterOwnersJ\x04\b\t\x10\n" +
+	"R\n" +
+	"after_keys\"r\n" +
 	"\n" +
 	"RingPutAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
@@ -1865,14 +2099,32 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\"H\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"\x87\x02\n" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
-	"\x04lost\x18\x02 \x01(\bR\x04lost\"]\n" +
+	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
+	"\bself_too\x18\x03 \x01(\bR\aselfToo\x12\x14\n" +
+	"\x05probe\x18\x04 \x01(\x04R\x05probe\x12\x14\n" +
+	"\x05after\x18\x05 \x03(\x04R\x05after\x12\x1f\n" +
+	"\vafter_ready\x18\x06 \x03(\x04R\n" +
+	"afterReady\x12\x1d\n" +
+	"\n" +
+	"after_self\x18\a \x03(\x04R\tafterSelf\x12\x1c\n" +
+	"\tinstalled\x18\b \x03(\x04R\tinstalled\x12\x18\n" +
+	"\awritten\x18\t \x03(\x04R\awritten\"\xe9\x02\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
-	"\x05ready\x18\x03 \x01(\x04R\x05ready\"3\n" +
+	"\x05ready\x18\x03 \x01(\x04R\x05ready\x12\x19\n" +
+	"\bself_too\x18\x04 \x01(\bR\aselfToo\x12\x14\n" +
+	"\x05probe\x18\x05 \x01(\x04R\x05probe\x12\x16\n" +
+	"\x06absent\x18\x06 \x01(\bR\x06absent\x12%\n" +
+	"\x0eready_versions\x18\a \x03(\x04R\rreadyVersions\x12\x1b\n" +
+	"\tready_ago\x18\b \x03(\x04R\breadyAgo\x12#\n" +
+	"\rself_versions\x18\t \x03(\x04R\fselfVersions\x12-\n" +
+	"\x12installed_versions\x18\n" +
+	" \x03(\x04R\x11installedVersions\x12)\n" +
+	"\x10written_versions\x18\v \x03(\x04R\x0fwrittenVersions\"3\n" +
 	"\bCacheGet\x12\x15\n" +
 	"\x06req_id\x18\x01 \x01(\x04R\x05reqId\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"\xb8\x01\n" +
