@@ -76,6 +76,7 @@ func Compare(results []*Result) []CompareRow {
 		{"visibility_from_issue_ms", func(r *Result) *Percentiles { return r.VisibilityFromIssueMs }},
 		{"visibility_bound_ms", func(r *Result) *Percentiles { return r.VisibilityBoundMs }},
 		{"visibility_bound_queued_ms", func(r *Result) *Percentiles { return r.VisibilityBoundQueuedMs }},
+		{"visibility_bound_ordered_ms", func(r *Result) *Percentiles { return r.VisibilityBoundOrderedMs }},
 	} {
 		add(v.name+".p50", "ms", func(r *Result) *float64 {
 			if p := v.of(r); p != nil {

@@ -26,6 +26,9 @@ type Recorder struct {
 	tags    map[string]int64
 	metrics map[string]*distribution // Reply.Metrics by name
 	vis     *visHists
+	// ordered is the ordered bound's state, nil for a protocol that does
+	// not order writes across a ring (ordered.go).
+	ordered *orderedState
 	writes  map[string]*visState // value ID -> visibility progress
 	// expected caches, by key, the sorted VisibleAt set of a write to it
 	// and its farthest delays (keyVis, shared read-only by the key's
@@ -90,6 +93,7 @@ func NewRecorder(p protocol.Protocol, t *topology.Topology) *Recorder {
 		tags:        map[string]int64{},
 		metrics:     map[string]*distribution{},
 		vis:         newVisHists(),
+		ordered:     newOrderedState(p, t),
 		writes:      map[string]*visState{},
 		expected:    map[string]*keyVis{},
 		versions:    map[verKey]string{},
@@ -197,6 +201,7 @@ func (r *Recorder) fill(res *Result, duration time.Duration) {
 	res.AllLocalFraction = r.all.allLocalFraction()
 	r.vis.fill(visFields{&res.VisibilityMs, &res.VisibilityFromIssueMs, &res.VisibilityBoundMs, &res.VisibilityRatio})
 	r.fillQueued(res)
+	r.ordered.fill(res)
 	if r.gets > 0 {
 		f := round3(float64(r.getData) / float64(r.gets))
 		res.GetDataFraction = &f

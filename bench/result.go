@@ -151,9 +151,15 @@ type Result struct {
 	VisibilityBoundQueuedMs *Percentiles         `json:"visibility_bound_queued_ms,omitempty"`
 	VisibilityRatioQueued   *Ratio               `json:"visibility_ratio_queued,omitempty"`
 	VisibilityBreakdownMs   *VisibilityBreakdown `json:"visibility_breakdown_ms,omitempty"`
-	ProtocolMetrics         map[string]float64   `json:"protocol_metrics,omitempty"`
-	WANBytes                *int64               `json:"wan_bytes,omitempty"`
-	Messages                *int64               `json:"messages,omitempty"`
+	// VisibilityBoundOrderedMs (protocols that order a session's writes
+	// across a ring, RingOrdered) is the least visibility from issue of
+	// any implementation of that order on this topology, and
+	// VisibilityRatioOrdered visibility from issue over it (ordered.go).
+	VisibilityBoundOrderedMs *Percentiles       `json:"visibility_bound_ordered_ms,omitempty"`
+	VisibilityRatioOrdered   *Ratio             `json:"visibility_ratio_ordered,omitempty"`
+	ProtocolMetrics          map[string]float64 `json:"protocol_metrics,omitempty"`
+	WANBytes                 *int64             `json:"wan_bytes,omitempty"`
+	Messages                 *int64             `json:"messages,omitempty"`
 	// UnroutedReplies (simulations only) counts the messages a server node
 	// sent to a session that had sent that node nothing since it started:
 	// the live runtime has no route back to such a session and drops them

@@ -42,7 +42,8 @@ type visState struct {
 	warmup   bool // written during the warm-up: forgotten unrecorded
 	ackAt    time.Duration
 	issueAt  time.Duration
-	dc       string // the writer's
+	dc       string        // the writer's
+	ordered  time.Duration // the ordered bound, when the recorder has one (ordered.go)
 }
 
 // verKey is one version of one key.
@@ -205,7 +206,20 @@ func (r *Recorder) acked(dc string, kv protocol.KV, start, end time.Duration) {
 	id := workload.ValueID(kv.Value)
 	st := r.state(id, kv.Key)
 	st.acked, st.ackAt, st.issueAt, st.dc = true, end, start, dc
+	if r.ordered != nil {
+		st.ordered = r.ordered.bound(sessionOf(id), dc, start, r.boundOf(st), r.processing, st.expected)
+	}
 	r.maybeDone(id, st)
+}
+
+// boundOf is a write's per-write bound: the one-way delay from its
+// writer's DC to the farthest node it must reach, plus the processing.
+func (r *Recorder) boundOf(st *visState) time.Duration {
+	bound := r.processing
+	if far, ok := st.vis.farFrom(r.topo, st.dc); ok {
+		bound = max(bound, far+r.processing)
+	}
+	return bound
 }
 
 // maybeDone records the visibility of a write once it is acknowledged and
@@ -221,12 +235,12 @@ func (r *Recorder) maybeDone(id string, st *visState) {
 		}
 		return
 	}
-	bound := r.processing
-	if far, ok := st.vis.farFrom(r.topo, st.dc); ok {
-		bound = max(bound, far+r.processing)
-	}
+	bound := r.boundOf(st)
 	ack, issue := max(st.last-st.ackAt, 0), max(st.last-st.issueAt, 0)
 	r.vis.record(ack, issue, bound)
+	if r.ordered != nil {
+		r.ordered.record(st.ordered, issue)
+	}
 	r.dc(st.dc).vis.record(ack, issue, bound)
 	if r.load != nil {
 		r.visWrites = append(r.visWrites, visWrite{issueAt: st.issueAt, fromIssue: issue, dc: st.dc, key: st.key})

@@ -70,6 +70,11 @@ func (p *Protocol) Summary() string { return p.mode.Summary }
 // Guarantee implements protocol.Protocol.
 func (p *Protocol) Guarantee() protocol.Guarantee { return protocol.CausalPlus }
 
+// RingOrdered reports that a thread's writes are installed in each ring
+// in program order (§4.1.2), across the ring's DCs: the benchmark's
+// ordered visibility bound (bench.RingOrdered) holds for every variant.
+func (p *Protocol) RingOrdered() bool { return true }
+
 // ccBits is how many low bits of a version hold the minting CC's index.
 const ccBits = 12
 
