@@ -25,7 +25,10 @@ func MMEntries(n protocol.Node) map[string]int {
 // mapEntries counts the entries of the middle man's per-version state
 // (and, for comparison, of its per-key state).
 func (m *middleMan) mapEntries() map[string]int {
-	old := 0
+	old, tracked := 0, 0
+	for _, h := range m.prune.tracked {
+		tracked += h.Len()
+	}
 	for _, vs := range m.old {
 		old += len(vs)
 	}
@@ -34,6 +37,7 @@ func (m *middleMan) mapEntries() map[string]int {
 		"knownWritten": len(m.knownWritten), "knownInstalled": len(m.knownInstalled), "installed": len(m.installed),
 		"selfWritten": len(m.selfWritten), "knownSelfWritten": len(m.knownSelfWritten), "keyOf": len(m.keyOf),
 		"early": len(m.early), "old": old, "stab": len(m.stab.probes), "cachedAtKnown": len(m.cachedAtKnown),
+		"tracked": tracked, "aging": len(m.aging),
 		"waiters": len(m.waiters) + len(m.readyWaiters) + len(m.installedWaiters) + len(m.selfWaiters),
 	}
 }
