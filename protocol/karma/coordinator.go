@@ -528,7 +528,7 @@ func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 	delete(c.entries, e.put.Id)
 	c.settle.completed(e.put.Version, c.nextVersion())
 	for ring := range c.topo.Rings() {
-		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now, Settled: c.settle.settled})
+		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now, SettledLag: settledLag(e.put.Version, c.settle.settled)})
 	}
 	t.unbuffer()
 	if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {

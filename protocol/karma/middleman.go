@@ -267,7 +267,9 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)
-		m.settle(now, ccIndexOf(b.Version), b.Settled, &r)
+		if vc := b.Version >> ccBits; b.SettledLag > 0 && b.SettledLag <= vc {
+			m.settle(now, ccIndexOf(b.Version), (vc-b.SettledLag)<<ccBits, &r)
+		}
 		m.expireOld(now)
 	case *pb.ProbeReq:
 		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})

@@ -256,3 +256,19 @@ func (m *middleMan) expireOld(now time.Duration) {
 		}
 	}
 }
+
+// settledLag is how a Stable for version carries the frontier settled
+// (Stable.settled_lag), in version counters below version's: rounded
+// down to a counter, and to one below version's counter if it is not
+// already, it is weaker, and still a frontier (everything below it is
+// below settled).
+func settledLag(version, settled uint64) uint64 {
+	sc, vc := settled>>ccBits, version>>ccBits
+	switch {
+	case sc == 0:
+		return 0
+	case sc >= vc:
+		return 1
+	}
+	return vc - sc
+}
