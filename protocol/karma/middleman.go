@@ -161,7 +161,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
 		keyOf: map[uint64]string{}, early: map[uint64]map[protocol.NodeID]askKind{}, okOut: map[protocol.NodeID]*okBatch{},
 		held: map[string][]*heldRead{}, probes: map[uint64]*probeRound{}, probing: map[string]uint64{}, nextRound: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded,
-		prune: pruner{settled: map[uint64]uint64{}, saved: map[uint64]uint64{}, tracked: map[uint64]*versionHeap{}}}
+		prune: pruner{settled: map[uint64]uint64{}, tracked: map[uint64]*versionHeap{}}}
 	if cfg.Storage == nil {
 		return m
 	}

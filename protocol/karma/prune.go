@@ -93,11 +93,11 @@ func (h *versionHeap) Pop() any {
 }
 
 // pruner is an MM's side: each CC's settled frontier as far as this MM
-// knows it, the one stored, and the versions it keeps state about, by
+// knows it and the versions it keeps state about, by
 // minting CC.
 type pruner struct {
-	settled, saved map[uint64]uint64
-	tracked        map[uint64]*versionHeap
+	settled map[uint64]uint64
+	tracked map[uint64]*versionHeap
 	// stale are "s/" records below a stored frontier found at recovery
 	// (their deletes were lost in a crash), deleted at start.
 	stale []storage.Write
@@ -144,7 +144,6 @@ func (m *middleMan) recoverFrontiers(st storage.Reader) {
 	_ = st.Scan("f/", func(r storage.Record) error {
 		if cc, err := strconv.ParseUint(r.Key[2:], 16, 64); err == nil {
 			m.prune.settled[cc] = max(m.prune.settled[cc], r.Version)
-			m.prune.saved[cc] = m.prune.settled[cc]
 		}
 		return nil
 	})
@@ -161,7 +160,6 @@ func (m *middleMan) settle(now time.Duration, cc, settled uint64, r *protocol.Re
 	if h == nil || h.Len() == 0 || (*h)[0].version >= settled {
 		return
 	}
-	m.prune.saved[cc] = settled
 	r.Write(storage.Write{Kind: storage.Put, Key: frontierKey(cc), Version: settled}, false)
 	r.Write(storage.Write{Kind: storage.DeleteBelow, Key: frontierKey(cc), Version: settled}, false)
 	var keep []prunable
