@@ -98,8 +98,12 @@ type okBatch struct {
 
 // learnKey records the key of a version named in a RingPut or recovered.
 func (m *middleMan) learnKey(key string, version uint64) {
-	if version != 0 && key != "" {
+	if version == 0 || key == "" || m.pruned(version) {
+		return
+	}
+	if _, ok := m.keyOf[version]; !ok {
 		m.keyOf[version] = key
+		m.track(key, version)
 	}
 }
 
@@ -176,12 +180,13 @@ func (m *middleMan) askedByVersion(from protocol.NodeID, b *pb.DepCheck) {
 		kind askKind
 	}{{b.After, askReady | askSelf}, {b.AfterReady, askReady}, {b.AfterSelf, askSelf}, {b.Installed, askInstalled}, {b.Written, askWritten}} {
 		for _, v := range unpackVersions(l.vs) {
-			if key, ok := m.keyOf[v]; ok {
+			if key, ok := m.keyOf[v]; ok || m.pruned(v) {
 				m.askedProgramOrder(from, key, v, l.kind)
 				continue
 			}
 			if m.early[v] == nil {
 				m.early[v] = map[protocol.NodeID]askKind{}
+				m.track("", v)
 			}
 			m.early[v][from] |= l.kind
 		}
@@ -206,6 +211,10 @@ func (m *middleMan) arrived(key string, version uint64) {
 // is ready (askReady), written itself (askSelf), installed (askInstalled)
 // or written (askWritten).
 func (m *middleMan) askedProgramOrder(from protocol.NodeID, key string, version uint64, kind askKind) {
+	if m.pruned(version) {
+		m.answerSettled(from, version, kind)
+		return
+	}
 	dk := depKey(key, version)
 	if kind&askInstalled != 0 {
 		if m.installedHere(dk) {
@@ -215,7 +224,7 @@ func (m *middleMan) askedProgramOrder(from protocol.NodeID, key string, version 
 		}
 	}
 	if kind&askWritten != 0 {
-		if m.committed[dk] {
+		if m.isCommitted(dk, version) {
 			m.okTo(from).wrote[version] = true
 		} else {
 			addWaiter(m.waiters, dk, from)
@@ -285,26 +294,40 @@ func (m *middleMan) answeredByVersion(now time.Duration, b *pb.DepOK, r *protoco
 			continue // malformed
 		}
 		dk := depKey("", v) // as unpackAfter names it
-		m.knownReady[dk] = b.Clock - b.ReadyAgo[i]
+		if !m.pruned(v) {
+			if _, ok := m.knownReady[dk]; !ok {
+				m.track("", v)
+			}
+			m.knownReady[dk] = b.Clock - b.ReadyAgo[i]
+		}
 		m.depSatisfied(now, readyPrefix+dk, r)
 	}
 	for _, v := range unpackVersions(b.SelfVersions) {
 		dk := depKey("", v)
-		m.knownSelfWritten[dk] = true
+		if !m.pruned(v) {
+			if !m.knownSelfWritten[dk] {
+				m.track("", v)
+			}
+			m.knownSelfWritten[dk] = true
+		}
 		m.depSatisfied(now, selfPrefix+dk, r)
 	}
 	// Put-after dependencies are named by key here (learnt when asked).
 	for _, v := range unpackVersions(b.InstalledVersions) {
 		if key, ok := m.keyOf[v]; ok {
 			dk := depKey(key, v)
-			m.knownInstalled[dk] = true
+			if !m.pruned(v) {
+				m.knownInstalled[dk] = true
+			}
 			m.depSatisfied(now, installedPrefix+dk, r)
 		}
 	}
 	for _, v := range unpackVersions(b.WrittenVersions) {
 		if key, ok := m.keyOf[v]; ok {
 			dk := depKey(key, v)
-			m.knownWritten[dk] = true
+			if !m.pruned(v) {
+				m.knownWritten[dk] = true
+			}
 			m.depSatisfied(now, dk, r)
 		}
 	}
@@ -331,12 +354,13 @@ func (m *middleMan) askedWithoutKey(from protocol.NodeID, b *pb.DepCheck, r *pro
 	if b.Lost {
 		m.askMinter(&pb.Dep{Key: key, Version: b.Dep.Version}, r)
 	}
-	if known {
+	if known || m.pruned(b.Dep.Version) {
 		m.askedProgramOrder(from, key, b.Dep.Version, kind)
 		return true
 	}
 	if m.early[b.Dep.Version] == nil {
 		m.early[b.Dep.Version] = map[protocol.NodeID]askKind{}
+		m.track("", b.Dep.Version)
 	}
 	m.early[b.Dep.Version][from] |= kind
 	return true
