@@ -39,7 +39,7 @@ var kindTable = []kindMessage{
 	{22, &fullreppb.ReplicateAck{}},
 	{23, &fullreppb.DepCheck{}},
 	{24, &fullreppb.DepOK{}},
-	// causeway.karma.v1 (karmapb): kinds 32–55.
+	// causeway.karma.v1 (karmapb): kinds 32–56.
 	{32, &karmapb.Dep{}},
 	{33, &karmapb.ClientGet{}},
 	{34, &karmapb.ClientPut{}},
@@ -64,6 +64,7 @@ var kindTable = []kindMessage{
 	{53, &karmapb.ProbeReq{}},
 	{54, &karmapb.ProbeResp{}},
 	{55, &karmapb.ResendReq{}},
+	{56, &karmapb.ReadyPush{}},
 	// causeway.k2.v1 (k2pb): kinds 64–95.
 	{64, &k2pb.Dep{}},
 	{65, &k2pb.KV{}},

@@ -74,6 +74,9 @@ func (t *Keyed[K, D]) Wait(write, depName K, dep D, now time.Duration) (first bo
 // Waiting reports whether write is waiting for a dependency.
 func (t *Keyed[K, D]) Waiting(write K) bool { return t.writes[write] != nil }
 
+// Awaited reports whether some write waits for dependency depName.
+func (t *Keyed[K, D]) Awaited(depName K) bool { return t.deps[depName] != nil }
+
 // Satisfied records that dependency depName is met and returns, in the
 // order they started waiting, the writes that now miss nothing.
 func (t *Keyed[K, D]) Satisfied(depName K) (ready []K) {

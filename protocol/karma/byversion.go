@@ -141,12 +141,17 @@ func askByVersion(asks map[protocol.NodeID]*pb.DepCheck, owner protocol.NodeID, 
 }
 
 // sendAsks sends each owner its DepCheck, lists packed.
+// The ready and installed asks about another DC's versions go to their
+// owner's proxy in this DC (push.go).
 func (m *middleMan) sendAsks(asks map[protocol.NodeID]*pb.DepCheck, r *protocol.Ready) {
-	for _, owner := range slices.Sorted(maps.Keys(asks)) {
-		c := asks[owner]
-		c.After, c.AfterReady, c.AfterSelf = packVersions(c.After), packVersions(c.AfterReady), packVersions(c.AfterSelf)
-		c.Installed, c.Written = packVersions(c.Installed), packVersions(c.Written)
-		r.Send(m.id, owner, c)
+	proxied := m.proxyAsks(asks)
+	for _, set := range []map[protocol.NodeID]*pb.DepCheck{asks, proxied} {
+		for _, owner := range slices.Sorted(maps.Keys(set)) {
+			c := set[owner]
+			c.After, c.AfterReady, c.AfterSelf = packVersions(c.After), packVersions(c.AfterReady), packVersions(c.AfterSelf)
+			c.Installed, c.Written = packVersions(c.Installed), packVersions(c.Written)
+			r.Send(m.id, owner, c)
+		}
 	}
 }
 

@@ -321,22 +321,16 @@
 // 2.27x cops's p50 (2.35x); WAN bytes per put 3698 against 4385 (cops
 // 1893), 76.7 k WAN messages against 92.6 k.
 //
-// What is left is structural: in a ring spanning several DCs (karma-aws8's
-// ring 0 spans 175 ms, ring 1 105 ms) a write is installed at its key's
-// MM only once that MM has heard that every earlier buffered write of its
-// thread is ready at theirs, and that its put-after dependencies are
-// installed at theirs — a DepCheck round trip inside the ring, from the
-// write's arrival, whenever those MMs are in other DCs. §4.1.2 asks for
-// no less: it propagates a thread's writes in program order and a
-// put-after only once its in-flight dependencies are complete in the ring
-// (stable ones are dropped by the CC, as here; dependencies this MM
-// already knows written or installed are not checked again, nor
-// program-order ones the ring has acknowledged). COPS pays its checks
-// inside one DC. So "1.5x cops" is out of reach of this design; a CC that
-// sends each check to the dependency's MM itself, answered to the
-// dependent write's MM (one one-way leg instead of a round trip from the
-// write's arrival), and no installed-check in the ring a dependency was
-// read from (it is installed there) are what could still shorten it.
+// What was left after that was the check itself: in a ring spanning
+// several DCs (karma-aws8's ring 0 spans 175 ms, ring 1 105 ms) a write
+// is installed at its key's MM only once that MM has heard that every
+// earlier buffered write of its thread is ready at theirs, and that its
+// put-after dependencies are installed at theirs — asked of those MMs, a
+// round trip inside the ring from the write's arrival. §4.1.2 asks for
+// the order, not for the round trip: "Ready pushes" below has the MMs
+// push those facts as they happen, so that the check costs at most one
+// one-way hop from the moment the dependency is ready, and karma is now
+// 1.41x cops's visibility p50.
 //
 // History (issue 12). Three designs were built before this one was
 // enabled: (1) a thread's own buffered write read back is no put-after
@@ -914,6 +908,63 @@
 // taking it as committed, the MM makes it ready again and invalidates
 // DC a's cache for it before acknowledging).
 //
+// # Ready pushes (issue 12; push.go)
+//
+// Asked on arrival, the ring checks of "Pipelined propagation" cost the
+// write a round trip between its MM's DC and each dependency's owner's
+// after it arrives, even when the dependency has been ready or installed
+// there for long: on karma-aws8 (ycsb-95-5, four clients per DC, seed 2)
+// karma's visibility p50 was 291 ms, cops's 129, and a write skipping its
+// program-order wait alone (unsound) still 232. The bench's ordered bound
+// (visibility_bound_ordered_ms: at each replica, no sooner than that
+// replica could learn that every earlier write of the thread is stored
+// at its own replica in the ring) is 163 ms in that run, so the order
+// itself costs 1.27x cops; the round trips cost the rest.
+//
+// So the facts travel as they happen instead. When a write becomes ready
+// at its MM (its ready time persisted) and when it is installed there,
+// the MM pushes the fact (ReadyPush: version, ready time; version
+// installed; one message per destination per step) to its proxy in each
+// other DC of its ring: the MM with its server index there. An MM that
+// must learn that a program-order predecessor is ready, or a put-after
+// dependency installed, at an MM of another DC asks that MM's proxy in its
+// own DC (DepCheck.proxy, intra-DC), which answers from the pushes it has,
+// or when the push comes; an MM that is itself the proxy asks no one, and
+// a fact pushed before the write arrived is used at once (pushedReadyOf,
+// pushedInstalledOf). The "written itself" and "written" asks still go to
+// the owner: completion is off the visibility path. A dependency's fact
+// now reaches the write's MM one one-way delay after it happens, at
+// most an intra-DC hop later than the ordered bound allows.
+//
+// Why it is as sound as asking the owner: the facts are the owner's and
+// never change. A ready time is persisted (p/ record) before the push
+// leaves, and a restarted owner recovers the same time; installation is
+// persisted (i/, then the committed marker) likewise. The proxy relays
+// the owner's ready time unchanged, so every MM of the ring still derives
+// the same evt for a write (evt(j) <= evt(s) for j in P(s), §4.5), and it
+// answers only what it was pushed (testdata/proxy_waits_for_push: a proxy
+// that answers unasked installs k3 before k2 is in the ring and the
+// checker finds the stale read).
+//
+// Why it stays live: a proxy's facts are a cache. Pushes are lost with a
+// partition or a crash, a restarted proxy forgets what it had, and a
+// proxy forgets facts and unanswered asks after pushHorizon (10 s). None
+// of this strands a write: its MM's waits stay in its dependency table as
+// before, and their re-asks (resend.go, after resendPredecessor) go to the
+// owner itself (testdata/push_lost_asks_owner: re-asks sent to the proxy
+// never install k3, and the run never goes quiet). A held read's probes
+// also go to the owner.
+//
+// Measured (causeway sim --protocol P --topology karma-aws8 --workload
+// ycsb-95-5 --clients 32 --duration 5s --seed 2; visibility p50/p99 ms,
+// ratio to the ordered bound p50): karma 290.8/458.8 (1.73x) before,
+// 181.8/293.9 (1.01x) with pushes; cops-pr 299.3 -> 182.5, karma-nc
+// 297.0 -> 182.8; cops 129.0. WAN bytes 1.588 M -> 1.456 M (the
+// cross-DC asks and answers become intra-DC ones; pushes are small),
+// messages 134.9 k -> 144.3 k (the proxied asks). Scenarios:
+// proxy_waits_for_push, push_lost_asks_owner, pushed_before_arrival
+// (pushedReadyOf removed: k3 waits for the re-ask, 250 ms and more).
+//
 // # Message catalogue (wire/karmapb)
 //
 //	ClientGet/ClientPut -> ClientReply    session -> CC -> session
@@ -924,7 +975,9 @@
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
 //	RingPut(notify, installed) -> RingPutAck  CC -> one MM of its DC's ring -> CC: a bound thread's install check (rebind.go; a ~30-byte Dep per writer)
 //	Stable                                CC -> MM of every ring (with the CC's settled frontier: prune.go, ~2 B)
-//	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring (by version: ~8 and ~12 bytes)
+//	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring (by version: ~8 and ~12 bytes); written-itself and written asks
+//	DepCheck(proxy) -> DepOK              MM -> the owner's proxy in its own DC (ready and installed asks about another DC's MM; ~8 and ~12 bytes; push.go)
+//	ReadyPush                             MM -> its proxy in each other DC of its ring: its versions ready (with ready times) and installed (~10 bytes a version; push.go)
 //	DepCheck -> DepOK                     MM -> the key's MM in another ring (stability probe)
 //	ResendReq                             MM -> the CC that minted a version it never saw, asked for it (DepCheck.lost; resend.go)
 //	ResendReq(version 0)                  restarted MM -> every CC: every write of mine you have sent and not had acknowledged, and your reads waiting for me (resend.go; a few bytes)
@@ -948,7 +1001,10 @@
 // DepCheck.self_too on a program-order DepCheck asks that too
 // (DepOK.self_too answers both at once; "One ask per predecessor");
 // DepCheck.lost marks a DepCheck sent
-// again after it went unanswered (resend.go); DepCheck.probe and
+// again after it went unanswered (resend.go); DepCheck.proxy marks
+// after_ready and installed asks about another DC's MM's versions sent
+// to its proxy, and ReadyPush carries ready_versions, ready_ago and
+// installed_versions as DepOK does ("Ready pushes"); DepCheck.probe and
 // DepOK.probe/absent are a held read's probes ("Reads held behind a write
 // that cannot install"). ResendReq is a ring index, a key and a version;
 // version 0, which no write has, asks for every write the sending MM owns
@@ -1046,6 +1102,11 @@
 //   - A thread bound to a ring other than its DC's own is moved back to
 //     its own ring once every restriction it holds is installed there
 //     ("Moving home"); §4.2 keeps it bound until its restrictions lift.
+//   - An MM learns that another DC's MM has a dependency ready or
+//     installed from that MM's push to a proxy in its own DC ("Ready
+//     pushes"), where the paper's MMs ask the dependency's MM: the same
+//     facts, one one-way hop after they happen instead of a round trip
+//     after the dependent write arrives.
 //   - Write-only transactions are not offered (§4.5: "not worth the
 //     complexity"): write_txn answers ErrUnsupported.
 package karma

@@ -132,6 +132,9 @@ type middleMan struct {
 	keyOf map[uint64]string
 	early map[uint64]map[protocol.NodeID]askKind
 	okOut map[protocol.NodeID]*okBatch
+	// push is this MM's side of ready pushes: to its proxies, and as a
+	// proxy (push.go).
+	push pushState
 	// held are reads waiting for unconfirmed versions of their key.
 	held map[string][]*heldRead
 	// probes are the ready probes of held reads in flight, by probe
@@ -159,7 +162,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		pending: map[string]*incomingWrite{}, readyAt: map[string]uint64{}, knownReady: map[string]uint64{}, knownWritten: map[string]bool{}, knownInstalled: map[string]bool{},
 		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
 		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
-		keyOf: map[uint64]string{}, early: map[uint64]map[protocol.NodeID]askKind{}, okOut: map[protocol.NodeID]*okBatch{},
+		keyOf: map[uint64]string{}, early: map[uint64]map[protocol.NodeID]askKind{}, okOut: map[protocol.NodeID]*okBatch{}, push: newPushState(),
 		held: map[string][]*heldRead{}, probes: map[uint64]*probeRound{}, probing: map[string]uint64{}, nextRound: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded,
 		prune: pruner{settled: map[uint64]uint64{}, tracked: map[uint64]*versionHeap{}}}
 	if cfg.Storage == nil {
@@ -219,6 +222,7 @@ func (m *middleMan) Start(now time.Duration) protocol.Ready {
 	}
 	m.resumeWaits(now, &r)
 	m.flushOKs(&r)
+	m.flushPushes(&r)
 	m.armTimer(&r)
 	return r
 }
@@ -249,6 +253,7 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 	m.probeStability(now, &r)
 	m.expireOld(now)
 	m.flushOKs(&r)
+	m.flushPushes(&r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r
@@ -276,6 +281,10 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.DepCheck:
 		if b.Probe != 0 {
 			m.answerProbe(msg.From, b, &r)
+			break
+		}
+		if b.Proxy {
+			m.askedAsProxy(now, msg.From, b)
 			break
 		}
 		if b.Dep == nil {
@@ -341,6 +350,8 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 				m.depSatisfied(now, selfPrefix+depKey(b.Dep.Key, b.Dep.Version), &r)
 			}
 		}
+	case *pb.ReadyPush:
+		m.pushed(now, b, &r)
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
 		if iv := m.inval[dk]; iv != nil {
@@ -349,6 +360,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 		}
 	}
 	m.flushOKs(&r)
+	m.flushPushes(&r)
 	m.armTimer(&r)
 	m.lc.persist(&r)
 	return r

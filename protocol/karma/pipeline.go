@@ -112,7 +112,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 		}
 		// Ready once installed here (known if the writer read it here:
 		// Dep.installed); written once written here.
-		if !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] {
+		if !d.Installed && !m.installedHere(dk) && !m.knownInstalled[dk] && !m.pushedInstalledOf(dk, d.Version) {
 			id := &pb.Dep{Key: d.Key, Version: d.Version, Installed: true}
 			if m.deps.Wait(wk, installedPrefix+dk, id, now) {
 				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askInstalled)
@@ -158,6 +158,7 @@ func (m *middleMan) ready(now time.Duration, w *incomingWrite, r *protocol.Ready
 	}
 	m.readyAt[wk] = at
 	r.Write(storage.Write{Kind: storage.Put, Key: pendingKey(wk), Version: at, Value: marshal(b)}, true)
+	m.pushReady(b.Version, at) // sent after the write above is durable
 	for from := range m.readyWaiters[wk] {
 		m.answerReady(from, b.Version, at)
 	}
@@ -194,7 +195,7 @@ func (m *middleMan) waitPredecessorsInto(now time.Duration, b *pb.RingPut, asks 
 		}
 		dk := depKey(d.Key, d.Version) // "@<version>": no key (unpackAfter)
 		var kind askKind
-		if _, ok := m.readyOf(dk); !ok && m.deps.Wait(conf, readyPrefix+dk, d, now) {
+		if _, ok := m.readyOf(dk); !ok && !m.pushedReadyOf(dk) && m.deps.Wait(conf, readyPrefix+dk, d, now) {
 			kind |= askReady
 		}
 		if !m.isCommitted(dk, d.Version) && !m.knownWritten[dk] && !m.selfWritten[dk] && !m.knownSelfWritten[dk] {
@@ -290,6 +291,7 @@ func (m *middleMan) install(now time.Duration, wk string, r *protocol.Ready) {
 	m.released(wk, b.Key, r)
 	m.probesSettled(wk)
 	m.installed[wk] = true
+	m.pushInstalled(b.Version)
 	for from := range m.installedWaiters[wk] {
 		m.okTo(from).inst[b.Version] = true
 	}

@@ -1069,8 +1069,13 @@ type DepCheck struct {
 	// put-after dependencies owned by the receiver: installed, or written
 	// (also a notify-after's), as Dep.installed and a plain Dep would.
 	// Answered by DepOK.installed_versions, written_versions.
-	Installed     []uint64 `protobuf:"varint,8,rep,packed,name=installed,proto3" json:"installed,omitempty"`
-	Written       []uint64 `protobuf:"varint,9,rep,packed,name=written,proto3" json:"written,omitempty"`
+	Installed []uint64 `protobuf:"varint,8,rep,packed,name=installed,proto3" json:"installed,omitempty"`
+	Written   []uint64 `protobuf:"varint,9,rep,packed,name=written,proto3" json:"written,omitempty"`
+	// proxy marks first asks (after_ready, installed) about the versions
+	// of an MM in another DC of the ring, sent to that MM's proxy in the
+	// asker's DC: the proxy answers from the owner's ReadyPushes, or when
+	// the next one comes (doc.go, "Ready pushes").
+	Proxy         bool `protobuf:"varint,10,opt,name=proxy,proto3" json:"proxy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1166,6 +1171,13 @@ func (x *DepCheck) GetWritten() []uint64 {
 		return x.Written
 	}
 	return nil
+}
+
+func (x *DepCheck) GetProxy() bool {
+	if x != nil {
+		return x.Proxy
+	}
+	return false
 }
 
 // DepOK: the answer to DepCheck.
@@ -2025,6 +2037,79 @@ func (x *ResendReq) GetVersion() uint64 {
 	return 0
 }
 
+// ReadyPush: MM -> its proxy (the MM with its server index) in each other
+// DC of its ring, as its writes become ready and installed there (doc.go,
+// "Ready pushes"). Same encoding as DepOK's key-less answers: versions
+// ascending, each the difference from the previous one; ready_ago the
+// ready times as clock minus the time.
+type ReadyPush struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Clock             uint64                 `protobuf:"varint,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	ReadyVersions     []uint64               `protobuf:"varint,2,rep,packed,name=ready_versions,json=readyVersions,proto3" json:"ready_versions,omitempty"`
+	ReadyAgo          []uint64               `protobuf:"varint,3,rep,packed,name=ready_ago,json=readyAgo,proto3" json:"ready_ago,omitempty"`
+	InstalledVersions []uint64               `protobuf:"varint,4,rep,packed,name=installed_versions,json=installedVersions,proto3" json:"installed_versions,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ReadyPush) Reset() {
+	*x = ReadyPush{}
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadyPush) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadyPush) ProtoMessage() {}
+
+func (x *ReadyPush) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_causeway_karma_v1_karma_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadyPush.ProtoReflect.Descriptor instead.
+func (*ReadyPush) Descriptor() ([]byte, []int) {
+	return file_proto_causeway_karma_v1_karma_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ReadyPush) GetClock() uint64 {
+	if x != nil {
+		return x.Clock
+	}
+	return 0
+}
+
+func (x *ReadyPush) GetReadyVersions() []uint64 {
+	if x != nil {
+		return x.ReadyVersions
+	}
+	return nil
+}
+
+func (x *ReadyPush) GetReadyAgo() []uint64 {
+	if x != nil {
+		return x.ReadyAgo
+	}
+	return nil
+}
+
+func (x *ReadyPush) GetInstalledVersions() []uint64 {
+	if x != nil {
+		return x.InstalledVersions
+	}
+	return nil
+}
+
 var File_proto_causeway_karma_v1_karma_proto protoreflect.FileDescriptor
 
 const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
@@ -2116,7 +2201,7 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x1f\n" +
 	"\vsettled_lag\x18\x04 \x01(\x04R\n" +
-	"settledLag\"\x87\x02\n" +
+	"settledLag\"\x9d\x02\n" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
 	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
@@ -2128,7 +2213,9 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\n" +
 	"after_self\x18\a \x03(\x04R\tafterSelf\x12\x1c\n" +
 	"\tinstalled\x18\b \x03(\x04R\tinstalled\x12\x18\n" +
-	"\awritten\x18\t \x03(\x04R\awritten\"\xe9\x02\n" +
+	"\awritten\x18\t \x03(\x04R\awritten\x12\x14\n" +
+	"\x05proxy\x18\n" +
+	" \x01(\bR\x05proxy\"\xe9\x02\n" +
 	"\x05DepOK\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x14\n" +
 	"\x05clock\x18\x02 \x01(\x04R\x05clock\x12\x14\n" +
@@ -2191,7 +2278,12 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\tResendReq\x12\x12\n" +
 	"\x04ring\x18\x01 \x01(\x05R\x04ring\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x04R\aversionB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
+	"\aversion\x18\x03 \x01(\x04R\aversion\"\x94\x01\n" +
+	"\tReadyPush\x12\x14\n" +
+	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12%\n" +
+	"\x0eready_versions\x18\x02 \x03(\x04R\rreadyVersions\x12\x1b\n" +
+	"\tready_ago\x18\x03 \x03(\x04R\breadyAgo\x12-\n" +
+	"\x12installed_versions\x18\x04 \x03(\x04R\x11installedVersionsB+Z)github.com/causeway/causeway/wire/karmapbb\x06proto3"
 
 var (
 	file_proto_causeway_karma_v1_karma_proto_rawDescOnce sync.Once
@@ -2205,7 +2297,7 @@ func file_proto_causeway_karma_v1_karma_proto_rawDescGZIP() []byte {
 	return file_proto_causeway_karma_v1_karma_proto_rawDescData
 }
 
-var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_proto_causeway_karma_v1_karma_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*Dep)(nil),           // 0: causeway.karma.v1.Dep
 	(*ClientGet)(nil),     // 1: causeway.karma.v1.ClientGet
@@ -2231,6 +2323,7 @@ var file_proto_causeway_karma_v1_karma_proto_goTypes = []any{
 	(*ProbeReq)(nil),      // 21: causeway.karma.v1.ProbeReq
 	(*ProbeResp)(nil),     // 22: causeway.karma.v1.ProbeResp
 	(*ResendReq)(nil),     // 23: causeway.karma.v1.ResendReq
+	(*ReadyPush)(nil),     // 24: causeway.karma.v1.ReadyPush
 }
 var file_proto_causeway_karma_v1_karma_proto_depIdxs = []int32{
 	4, // 0: causeway.karma.v1.ClientReply.reads:type_name -> causeway.karma.v1.TxnRead
@@ -2255,7 +2348,7 @@ func file_proto_causeway_karma_v1_karma_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_causeway_karma_v1_karma_proto_rawDesc), len(file_proto_causeway_karma_v1_karma_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
