@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/internal/quietsysmon"
 	"github.com/causeway/causeway/topology"
 )
 
@@ -142,7 +143,7 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 	if !setsProcs(os.Environ()) && !setsProcs(env) {
 		env = append(slices.Clone(env), "GOMAXPROCS="+strconv.Itoa(NodeProcs(len(cfg.Nodes))))
 	}
-	if godebug, ok := nodeGODEBUG(append(os.Environ(), env...)); ok {
+	if godebug, ok := quietsysmon.Env(append(os.Environ(), env...)); ok {
 		env = append(slices.Clone(env), godebug)
 	}
 	procs := map[string]*proc{}
@@ -227,51 +228,10 @@ func NodeProcs(n int) int {
 }
 
 // NodeSchedtrace is the GODEBUG setting that Up adds for the node
-// processes it starts (unless their GODEBUG sets schedtrace): it keeps
-// the Go runtime's sysmon thread from polling every 20 µs.
-//
-// sysmon sleeps deeply while no goroutine runs; the next system call (a
-// node's read of the frame that woke it) wakes it and resets its
-// interval to 20 µs, which it keeps for as long as the process is busy,
-// doubling it only after 50 polls that found nothing to do. A node, idle
-// and woken again thousands of times a second, started that over at
-// every wake: sysmon was a fifth of the nodes' CPU and most of their
-// context switches (docs/performance.md, session 16). With schedtrace set
-// sysmon never sleeps deeply (so that it can print the trace on time), so
-// nothing resets its interval, which grows to 10 ms and stays there. The
-// trace's period is the largest GODEBUG takes, about 24.9 days of the
-// machine's monotonic clock: a node started on a machine up longer than
-// that prints one scheduler line to its log at start and another every
-// 24.9 days.
-//
-// What the 10 ms interval changes: sysmon takes the P (a node has one) of
-// a goroutine blocked in a system call only after 10 to 20 ms instead of
-// 20 µs, so the node's other goroutines wait for a WAL fdatasync (0.1-1
-// ms here) instead of running on another thread meanwhile; a goroutine
-// that runs 10 ms without yielding is preempted as before, and the
-// network is polled by sysmon as before (every 10 ms when no P does).
-const NodeSchedtrace = "schedtrace=2147483647"
-
-// nodeGODEBUG returns the GODEBUG variable for a node process whose
-// environment is environ (later entries win), with NodeSchedtrace added
-// to what it sets; false if it sets schedtrace already.
-func nodeGODEBUG(environ []string) (string, bool) {
-	cur := ""
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
-			cur = v
-		}
-	}
-	for _, f := range strings.Split(cur, ",") {
-		if strings.HasPrefix(f, "schedtrace=") {
-			return "", false
-		}
-	}
-	if cur == "" {
-		return "GODEBUG=" + NodeSchedtrace, true
-	}
-	return "GODEBUG=" + cur + "," + NodeSchedtrace, true
-}
+// processes it starts, unless their GODEBUG sets schedtrace: it keeps the
+// Go runtime's sysmon thread from polling every 20 µs each time a node is
+// woken (internal/quietsysmon).
+const NodeSchedtrace = quietsysmon.Setting
 
 // setsProcs reports whether env sets GOMAXPROCS.
 func setsProcs(env []string) bool {
