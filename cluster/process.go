@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/causeway/causeway/certs"
+	"github.com/causeway/causeway/internal/quietsysmon"
 	"github.com/causeway/causeway/topology"
 )
 
@@ -72,7 +73,8 @@ type UpOptions struct {
 	Command []string
 	// Env is added to the environment of the server processes. Unless it
 	// or this process's environment sets GOMAXPROCS, Up sets it to
-	// NodeProcs(len(cfg.Nodes)) (see there).
+	// NodeProcs(len(cfg.Nodes)) (see there); unless their GODEBUG sets
+	// schedtrace, Up adds NodeSchedtrace to it (see there).
 	Env []string
 	// Timeout bounds the wait for every node to answer /healthz (default
 	// DefaultUpTimeout).
@@ -140,6 +142,9 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 	env := opts.Env
 	if !setsProcs(os.Environ()) && !setsProcs(env) {
 		env = append(slices.Clone(env), "GOMAXPROCS="+strconv.Itoa(NodeProcs(len(cfg.Nodes))))
+	}
+	if godebug, ok := quietsysmon.Env(append(os.Environ(), env...)); ok {
+		env = append(slices.Clone(env), godebug)
 	}
 	procs := map[string]*proc{}
 	stopStarted := func() {
@@ -221,6 +226,12 @@ func Up(ctx context.Context, dir string, opts UpOptions) (*UpReport, error) {
 func NodeProcs(n int) int {
 	return max(1, runtime.NumCPU()/max(n, 1))
 }
+
+// NodeSchedtrace is the GODEBUG setting that Up adds for the node
+// processes it starts, unless their GODEBUG sets schedtrace: it keeps the
+// Go runtime's sysmon thread from polling every 20 µs each time a node is
+// woken (internal/quietsysmon).
+const NodeSchedtrace = quietsysmon.Setting
 
 // setsProcs reports whether env sets GOMAXPROCS.
 func setsProcs(env []string) bool {

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	case "procs":
 		fmt.Fprintf(os.Stderr, "helper: GOMAXPROCS=%q\n", os.Getenv("GOMAXPROCS"))
 		os.Exit(3)
+	case "godebug":
+		fmt.Fprintf(os.Stderr, "helper: GODEBUG=%q\n", os.Getenv("GODEBUG"))
+		os.Exit(3)
 	case "linger":
 		os.Exit(linger(os.Args[1:]))
 	default:
@@ -384,6 +387,30 @@ func TestUpRestartsANodeThatExitsWhileUpWaits(t *testing.T) {
 	}
 	if pid, ok := cluster.NodePID(dir, "a/s1"); !ok || pid == stand.Process.Pid || pid == killed {
 		t.Fatalf("a/s1's pid after up: %d (%v); stand-in %d, killed %d", pid, ok, stand.Process.Pid, killed)
+	}
+}
+
+// TestUpQuietsSysmon: Up adds NodeSchedtrace to the GODEBUG of the node
+// processes, after what the caller's environment or UpOptions.Env sets,
+// unless that sets schedtrace itself.
+func TestUpQuietsSysmon(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	t.Setenv("GODEBUG", "")
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, cluster.NodeSchedtrace},
+		{[]string{"GODEBUG=gctrace=1"}, "gctrace=1," + cluster.NodeSchedtrace},
+		{[]string{"GODEBUG=schedtrace=1000,scheddetail=1"}, "schedtrace=1000,scheddetail=1"},
+	} {
+		opts := helper("godebug")
+		opts.Env = append(opts.Env, tc.env...)
+		_, err := cluster.Up(ctx, t.TempDir(), opts)
+		if want := fmt.Sprintf("GODEBUG=%q", tc.want); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("env %v: the node's log says %v; want %s", tc.env, err, want)
+		}
 	}
 }
 

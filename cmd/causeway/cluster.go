@@ -81,7 +81,11 @@ topology's one-way delay (RTT/2) to the destination's datacenter.
 Each node process gets GOMAXPROCS set to the machine's cores divided by
 the cluster's nodes (at least 1), unless the environment sets GOMAXPROCS:
 the nodes share this machine, and more threads than cores only switch
-between each other.
+between each other. Each also gets schedtrace=2147483647 added to its
+GODEBUG, unless the environment's GODEBUG sets schedtrace: it keeps the
+Go runtime's sysmon thread from polling every 20 µs each time a node
+wakes (a node started on a machine up more than 24.9 days logs one
+scheduler line at start and every 24.9 days).
 
 If a node exits or is not ready within --timeout, up stops the nodes it
 started and prints the end of the failing node's log.

@@ -59,6 +59,12 @@ interrupted) and writes the history: complete lines, checkable with
 'causeway check'. A second Ctrl-C aborts at once, leaving no history file
 (it is written under a temporary name and renamed when complete).
 
+Unless GODEBUG sets schedtrace, the process first runs itself again with
+schedtrace=2147483647 added to GODEBUG: it keeps the Go runtime's sysmon
+thread from polling every 20 µs each time the process is woken (on a
+machine up more than 24.9 days it also prints one scheduler line to
+standard error at start).
+
 Exit status: 0 when the run completed and, for a protocol that claims
 causal+ consistency, the checker found nothing; 1 when such a protocol
 failed the checker or the cluster could not be reached; 2 on bad

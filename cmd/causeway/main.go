@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/causeway/causeway/internal/quietsysmon"
+
 	_ "github.com/causeway/causeway/protocol/all" // registers every protocol
 )
 
@@ -23,7 +25,15 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "server" || os.Args[1] == "bench") {
+		// A node and the bench client: the runtime's sysmon polls at 20
+		// µs after each wake of a process woken thousands of times a
+		// second, unless GODEBUG sets schedtrace when it starts.
+		quietsysmon.Reexec()
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // newRoot builds the command tree, every command checking its flags
 // first (prepareTree).

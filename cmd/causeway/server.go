@@ -69,6 +69,12 @@ It logs JSON lines (log/slog) to stderr.
 acknowledged can be lost to a power failure or kernel crash. It exists
 only to benchmark everything but the disk.
 
+Unless GODEBUG sets schedtrace, the process first runs itself again with
+schedtrace=2147483647 added to GODEBUG: it keeps the Go runtime's sysmon
+thread from polling every 20 µs each time the process is woken (on a
+machine up more than 24.9 days it also prints one scheduler line to
+standard error at start).
+
 Exit status: 0 after a clean shutdown, 1 when the node fails, 2 on bad
 arguments or a bad cluster file.`,
 		Example: `  causeway server --config /tmp/c1/cluster.yaml --node a/s0`,
