@@ -424,9 +424,10 @@ func (k *karmaRunner) writeDifferences(p printer) {
 		"or zone that fails is bypassed through another ring (tested: Table 1's single-AZ and partition rows); the clients of " +
 		"a failed coordinator wait for its restart.\n")
 	p.f("- A thread's writes travel to a ring all at once, each naming the thread's earlier writes that ring has not " +
-		"acknowledged as program-order dependencies, checked in parallel on arrival, instead of one round trip at a time " +
-		"(pipelined propagation, protocol/karma doc.go). §4.1.2 asks only that a ring receive a thread's writes in program " +
-		"order.\n")
+		"acknowledged as program-order dependencies, instead of one round trip at a time (pipelined propagation, " +
+		"protocol/karma doc.go). A middle man learns that those are ready, and its put-after dependencies installed, from " +
+		"their owners' pushes to a proxy in its own DC, not by asking the owners (ready pushes). §4.1.2 asks only that a " +
+		"ring receive a thread's writes in program order.\n")
 	p.f("- Congestion lasts a third of a %v run instead of 120 s, with each thread capped at %g operations per second, "+
 		"and the added delay applies to each one-way message. "+
 		"Karma-NC learns of it from its own timed-out and slow gets (an average of observed round trips), and a coordinator "+
