@@ -107,6 +107,19 @@ func (m *middleMan) learnKey(key string, version uint64) {
 	}
 }
 
+// learnReady records another MM's ready time of a program-order
+// dependency named by version, tracked for pruning (prune.go).
+func (m *middleMan) learnReady(version, at uint64) {
+	if m.pruned(version) {
+		return
+	}
+	dk := depKey("", version)
+	if _, ok := m.knownReady[dk]; !ok {
+		m.track("", version)
+	}
+	m.knownReady[dk] = at
+}
+
 // learnKeyOf records the key of a version from its depKey.
 func (m *middleMan) learnKeyOf(dk string) {
 	i := strings.LastIndexByte(dk, '@')
@@ -299,12 +312,7 @@ func (m *middleMan) answeredByVersion(now time.Duration, b *pb.DepOK, r *protoco
 			continue // malformed
 		}
 		dk := depKey("", v) // as unpackAfter names it
-		if !m.pruned(v) {
-			if _, ok := m.knownReady[dk]; !ok {
-				m.track("", v)
-			}
-			m.knownReady[dk] = b.Clock - b.ReadyAgo[i]
-		}
+		m.learnReady(v, b.Clock-b.ReadyAgo[i])
 		m.depSatisfied(now, readyPrefix+dk, r)
 	}
 	for _, v := range unpackVersions(b.SelfVersions) {

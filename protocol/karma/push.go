@@ -202,7 +202,7 @@ func (m *middleMan) pushed(now time.Duration, b *pb.ReadyPush, r *protocol.Ready
 		m.push.log = append(m.push.log, pushedFact{at: now, version: v})
 		m.answerWaiters(v, askReady, func(from protocol.NodeID) { m.answerReady(from, v, at) })
 		if dk := depKey("", v); m.deps.Awaited(readyPrefix + dk) {
-			m.knownReady[dk] = at
+			m.learnReady(v, at)
 			m.depSatisfied(now, readyPrefix+dk, r)
 		}
 	}
@@ -212,7 +212,9 @@ func (m *middleMan) pushed(now time.Duration, b *pb.ReadyPush, r *protocol.Ready
 		m.answerWaiters(v, askInstalled, func(from protocol.NodeID) { m.okTo(from).inst[v] = true })
 		if key, ok := m.keyOf[v]; ok {
 			if dk := depKey(key, v); m.deps.Awaited(installedPrefix + dk) {
-				m.knownInstalled[dk] = true
+				if !m.pruned(v) {
+					m.knownInstalled[dk] = true // tracked with its key (learnKey)
+				}
 				m.depSatisfied(now, installedPrefix+dk, r)
 			}
 		}
@@ -249,7 +251,7 @@ func (m *middleMan) pushedReadyOf(dk string) bool {
 	}
 	at, ok := m.push.peerReady[version]
 	if ok {
-		m.knownReady[dk] = at
+		m.learnReady(version, at)
 	}
 	return ok
 }
@@ -257,17 +259,23 @@ func (m *middleMan) pushedReadyOf(dk string) bool {
 // pushedInstalledOf reports whether version's installation was pushed
 // here, copying it into knownInstalled (dk) when it was.
 func (m *middleMan) pushedInstalledOf(dk string, version uint64) bool {
-	if m.push.peerInstalled[version] {
-		m.knownInstalled[dk] = true
-		return true
+	if !m.push.peerInstalled[version] {
+		return false
 	}
-	return false
+	if !m.pruned(version) {
+		m.knownInstalled[dk] = true // tracked with its key (learnKey)
+	}
+	return true
 }
 
 // prunePushes forgets the facts and the waiting asks older than
 // pushHorizon.
-func (m *middleMan) prunePushes(now time.Duration) {
-	p := &m.push
+func (m *middleMan) prunePushes(now time.Duration) { m.push.prune(now) }
+
+// prune forgets the facts and the waiting asks that came before
+// now - pushHorizon (a fact about a version that came again since goes
+// too: this is a cache).
+func (p *pushState) prune(now time.Duration) {
 	n := 0
 	for n < len(p.log) && p.log[n].at+pushHorizon < now {
 		delete(p.peerReady, p.log[n].version)
