@@ -98,26 +98,9 @@ type okBatch struct {
 
 // learnKey records the key of a version named in a RingPut or recovered.
 func (m *middleMan) learnKey(key string, version uint64) {
-	if version == 0 || key == "" || m.pruned(version) {
-		return
-	}
-	if _, ok := m.keyOf[version]; !ok {
+	if version != 0 && key != "" {
 		m.keyOf[version] = key
-		m.track(key, version)
 	}
-}
-
-// learnReady records another MM's ready time of a program-order
-// dependency named by version, tracked for pruning (prune.go).
-func (m *middleMan) learnReady(version, at uint64) {
-	if m.pruned(version) {
-		return
-	}
-	dk := depKey("", version)
-	if _, ok := m.knownReady[dk]; !ok {
-		m.track("", version)
-	}
-	m.knownReady[dk] = at
 }
 
 // learnKeyOf records the key of a version from its depKey.
@@ -198,13 +181,12 @@ func (m *middleMan) askedByVersion(from protocol.NodeID, b *pb.DepCheck) {
 		kind askKind
 	}{{b.After, askReady | askSelf}, {b.AfterReady, askReady}, {b.AfterSelf, askSelf}, {b.Installed, askInstalled}, {b.Written, askWritten}} {
 		for _, v := range unpackVersions(l.vs) {
-			if key, ok := m.keyOf[v]; ok || m.pruned(v) {
+			if key, ok := m.keyOf[v]; ok {
 				m.askedProgramOrder(from, key, v, l.kind)
 				continue
 			}
 			if m.early[v] == nil {
 				m.early[v] = map[protocol.NodeID]askKind{}
-				m.track("", v)
 			}
 			m.early[v][from] |= l.kind
 		}
@@ -229,10 +211,6 @@ func (m *middleMan) arrived(key string, version uint64) {
 // is ready (askReady), written itself (askSelf), installed (askInstalled)
 // or written (askWritten).
 func (m *middleMan) askedProgramOrder(from protocol.NodeID, key string, version uint64, kind askKind) {
-	if m.pruned(version) {
-		m.answerSettled(from, version, kind)
-		return
-	}
 	dk := depKey(key, version)
 	if kind&askInstalled != 0 {
 		if m.installedHere(dk) {
@@ -242,7 +220,7 @@ func (m *middleMan) askedProgramOrder(from protocol.NodeID, key string, version 
 		}
 	}
 	if kind&askWritten != 0 {
-		if m.isCommitted(dk, version) {
+		if m.committed[dk] {
 			m.okTo(from).wrote[version] = true
 		} else {
 			addWaiter(m.waiters, dk, from)
@@ -312,35 +290,26 @@ func (m *middleMan) answeredByVersion(now time.Duration, b *pb.DepOK, r *protoco
 			continue // malformed
 		}
 		dk := depKey("", v) // as unpackAfter names it
-		m.learnReady(v, b.Clock-b.ReadyAgo[i])
+		m.knownReady[dk] = b.Clock - b.ReadyAgo[i]
 		m.depSatisfied(now, readyPrefix+dk, r)
 	}
 	for _, v := range unpackVersions(b.SelfVersions) {
 		dk := depKey("", v)
-		if !m.pruned(v) {
-			if !m.knownSelfWritten[dk] {
-				m.track("", v)
-			}
-			m.knownSelfWritten[dk] = true
-		}
+		m.knownSelfWritten[dk] = true
 		m.depSatisfied(now, selfPrefix+dk, r)
 	}
 	// Put-after dependencies are named by key here (learnt when asked).
 	for _, v := range unpackVersions(b.InstalledVersions) {
 		if key, ok := m.keyOf[v]; ok {
 			dk := depKey(key, v)
-			if !m.pruned(v) {
-				m.knownInstalled[dk] = true
-			}
+			m.knownInstalled[dk] = true
 			m.depSatisfied(now, installedPrefix+dk, r)
 		}
 	}
 	for _, v := range unpackVersions(b.WrittenVersions) {
 		if key, ok := m.keyOf[v]; ok {
 			dk := depKey(key, v)
-			if !m.pruned(v) {
-				m.knownWritten[dk] = true
-			}
+			m.knownWritten[dk] = true
 			m.depSatisfied(now, dk, r)
 		}
 	}
@@ -367,13 +336,12 @@ func (m *middleMan) askedWithoutKey(from protocol.NodeID, b *pb.DepCheck, r *pro
 	if b.Lost {
 		m.askMinter(&pb.Dep{Key: key, Version: b.Dep.Version}, r)
 	}
-	if known || m.pruned(b.Dep.Version) {
+	if known {
 		m.askedProgramOrder(from, key, b.Dep.Version, kind)
 		return true
 	}
 	if m.early[b.Dep.Version] == nil {
 		m.early[b.Dep.Version] = map[protocol.NodeID]askKind{}
-		m.track("", b.Dep.Version)
 	}
 	m.early[b.Dep.Version][from] |= kind
 	return true

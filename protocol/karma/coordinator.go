@@ -148,8 +148,7 @@ type coordinator struct {
 	index  uint64      // among all CCs, for versions
 	vc     commitClock // Lamport counter of write versions, leased like lc
 	lc     commitClock
-	nextID uint64  // write-buffer entry and request ids (firstID)
-	settle settler // the settled frontier sent with STABLE (prune.go)
+	nextID uint64 // write-buffer entry and request ids (firstID)
 
 	threads map[string]*threadState
 	entries map[uint64]*wbEntry // by RingPut.id
@@ -209,10 +208,8 @@ func (c *coordinator) recover(st storage.Reader) {
 		t.buffer(e)
 		c.nextID = max(c.nextID, put.Id+1)
 		c.vc.observe(put.Version >> ccBits)
-		c.settle.minted(put.Version)
 		return nil
 	})
-	c.settle.recovered()
 	_ = st.Scan("r/", func(r storage.Record) error {
 		i := strings.LastIndexByte(r.Key, '/')
 		j := strings.LastIndexByte(r.Key, '@')
@@ -381,7 +378,6 @@ func (c *coordinator) put(now time.Duration, from protocol.NodeID, b *pb.ClientP
 		e.readRing = t.drrRing
 	}
 	t.buffer(e)
-	c.settle.minted(put.Version)
 	r.Write(storage.Write{Kind: storage.Put, Key: wbKey(t.name, put.Id), Value: marshal(put)}, true)
 	r.Send(c.id, from, &pb.ClientReply{ReqId: b.ReqId, Restricted: c.restricted(t)})
 	c.propagate(now, t, r)
@@ -526,9 +522,8 @@ func (c *coordinator) ringAck(now time.Duration, b *pb.RingPutAck, r *protocol.R
 // ring has.
 func (c *coordinator) complete(t *threadState, e *wbEntry, r *protocol.Ready) {
 	delete(c.entries, e.put.Id)
-	c.settle.completed(e.put.Version, c.nextVersion())
 	for ring := range c.topo.Rings() {
-		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now, SettledLag: settledLag(e.put.Version, c.settle.settled)})
+		r.Send(c.id, replica(c.topo, ring, e.put.Key), &pb.Stable{Key: e.put.Key, Version: e.put.Version, Clock: c.lc.now})
 	}
 	t.unbuffer()
 	if old := t.completed[e.put.Key]; old == nil || old.Version < e.put.Version {

@@ -647,7 +647,7 @@
 // DepOK.self_versions. DepCheck.self_too and DepOK.self_too are no
 // longer sent (their handling stays for re-asks that carry them). Cost:
 // keyOf grows with every version an MM has seen, as committed and readyAt
-// do, until the version is settled (see "Pruning").
+// do.
 //
 // What it changed (causeway sim --protocol karma --topology karma-aws8
 // --workload ycsb-95-5 --clients 32 --duration 5s --seed 2 --wan-by-kind;
@@ -817,97 +817,6 @@
 // -count=1 -v -run RestartThenPartition ./bench/, this branch and its
 // base side by side.)
 //
-// # Pruning (prune.go)
-//
-// An MM kept, for every version it ever held or was told of, its
-// committed mark (and the "s/" marker on disk), its ready time, whether
-// it is installed, its key (keyOf), and the answers other MMs gave about
-// it (knownReady, knownWritten, knownInstalled, knownSelfWritten): all
-// grew with the run (local3, ycsb-95-5, 12 clients: committed 774 after
-// 2 s, 3536 after 8 s; TestMiddleMenStayBounded), and so did recovery
-// time and disk. Now each is forgotten once its version is settled.
-//
-// Settled. A CC's versions are minted in increasing order (the counter
-// only moves on, leased across restarts), so the versions of its
-// buffered writes, over all its threads, form a queue; below its head
-// (or below the next version, when nothing is buffered) every version
-// the CC minted is complete — written in every ring — or was never sent.
-// When that complete-below mark moves, the CC notes it with the next
-// version it could mint (settler.mark, markNext); once the mark passes
-// markNext, every write that was buffered when the noted mark was taken
-// is complete too, and the noted mark becomes the CC's settled
-// frontier. Every STABLE carries it (Stable.settled_lag: a difference of
-// version counters from the STABLE's own version, rounded down, about
-// 2 B; a frontier is only ever sent lower than it is). An MM keeps the
-// highest it has heard from each CC (by the index in a version's low
-// bits) and forgets everything about the versions below it that it
-// tracks (a min-heap per CC of the versions it keeps state about),
-// storing the frontier first ("f/<cc index>", in the same batch as the
-// deletes of the "s/" markers it covers: a crash loses whole batches).
-// A restarted MM loads "f/" before "s/", skips the markers below it and
-// deletes them (their deletes were lost).
-//
-// Why every ask about a settled version v is still answered correctly:
-//
-//   - v is written in every ring, so in this one: asked whether it is
-//     ready, written itself, installed or written (program order,
-//     put-after, notify-after, an install check, a stability probe from
-//     another ring, a held read's probe), the answer is yes, given at
-//     once from the frontier (answerSettled, pruned, isCommitted,
-//     installedHere, readyOf), by version or by key. A lost-marked ask
-//     sends no ResendReq (askMinter: installed here).
-//   - Its ready time is answered as 0 — no longer needed. A ready time is
-//     used only to compute evt(s) of a write s not yet installed that
-//     names v in P(s) (program order). P(s) lists v only if v was
-//     buffered when s was put, so s was put before v was complete, so
-//     before the mark that settled v was noted: s is complete, installed
-//     in every ring, and no MM computes evt(s) again (a restarted MM
-//     recovers s as installed or written, never pending). An answer
-//     that reaches a write's MM after it stopped waiting changes nothing.
-//   - A retransmitted or late RingPut of v reaches its MM, which has v
-//     written: it is acknowledged at once, as a committed write's copy
-//     was (put; testdata/late_copy_after_pruning), not taken for a new
-//     write. A late copy of a write s naming v is a copy of a complete
-//     s, likewise acknowledged.
-//   - An ask kept for a version that has not arrived (early) is answered
-//     when the version is settled instead of forgotten.
-//   - After a restart the frontier comes back from "f/" before anything
-//     is answered; a frontier heard and not stored (nothing was pruned
-//     under it) pruned nothing, so its versions' markers are still there.
-//   - Get-transactions read versions and their evts from the store and
-//     the multiversion window, which pruning does not touch; isStable
-//     uses the window's own flags.
-//
-// The multiversion window (old) was pruned only when its key was
-// written again; a key written once kept up to maxOldVersions versions
-// for ever. Now the versions superseded more than txnWindow ago leave it
-// oldest first (expireOld, at a STABLE and at a tick, from a queue of
-// the keys whose windows grew), as supersede drops them: a second round
-// at a time they covered finds none and answers too_old.
-//
-// What stays is bounded by the writes of the last two completion times
-// (TestMiddleMenStayBounded: committed 95 after 2 s, 114 after 8 s;
-// keyOf 113, 138), and the window by txnWindow of writes. A CC that
-// stops writing leaves its last versions unpruned until it writes again
-// (its frontier moves only with its STABLEs), and an MM that never
-// receives a STABLE from some CC keeps the answers it learnt about that
-// CC's versions (put-after dependencies of other CCs' writes): bounded
-// by what that CC wrote, never pruned. Cost: 3.5 kB more WAN bytes on
-// karma-aws8, ycsb-95-5, 32 clients, 5 s, seed 2 (1,587,474 ->
-// 1,590,994, +0.22%); messages, ops/s (3602.2), visibility p50/p99
-// (290/458 ms) unchanged.
-//
-// Scenarios: put_after_asked_after_pruning (a put-after dependency
-// asked by version after its owner pruned it: fails — k3 not installed
-// at b/s0 60 ms on — if asks by version about a pruned version wait as
-// for one never seen), put_after_asked_after_pruning_restart (the same
-// after the owner restarts: fails without recoverFrontiers),
-// late_depcheck_after_pruning (a re-ask about a pruned predecessor
-// arriving after it was pruned: no DepOK without the settled answer),
-// late_copy_after_pruning (a held copy of a pruned write: without put
-// taking it as committed, the MM makes it ready again and invalidates
-// DC a's cache for it before acknowledging).
-//
 // # Ready pushes (issue 12; push.go)
 //
 // Asked on arrival, the ring checks of "Pipelined propagation" cost the
@@ -974,7 +883,7 @@
 //	RingGet -> RingGetReply               CC -> MM (any ring) -> CC; txn, at: §4.5
 //	RingPut -> RingPutAck                 CC propagator -> MM -> CC (put, put-after, notify-after)
 //	RingPut(notify, installed) -> RingPutAck  CC -> one MM of its DC's ring -> CC: a bound thread's install check (rebind.go; a ~30-byte Dep per writer)
-//	Stable                                CC -> MM of every ring (with the CC's settled frontier: prune.go, ~2 B)
+//	Stable                                CC -> MM of every ring
 //	DepCheck -> DepOK                     MM -> MM owning the dependency, same ring (by version: ~8 and ~12 bytes); written-itself and written asks
 //	DepCheck(proxy) -> DepOK              MM -> the owner's proxy in its own DC (ready and installed asks about another DC's MM; ~8 and ~12 bytes; push.go)
 //	ReadyPush                             MM -> its proxy in each other DC of its ring: its versions ready (with ready times) and installed (~10 bytes a version; push.go)
@@ -1023,8 +932,7 @@
 // a write installed and not yet written, at its ready time (sent again
 // after a restart it keeps that time, so every MM of the ring derives the
 // same evts);
-// "f/<cc index>" the highest settled frontier of that CC under which
-// versions were pruned (prune.go); "t/<key>" highest stable version (the superseded versions in the
+// "t/<key>" highest stable version (the superseded versions in the
 // multiversion window carry their own, in memory); "boot" written at every start; "c"
 // the commit clock's lease (MMs and CCs). CC: "v" the version counter's
 // lease, "w/<thread>/<id>" WB entries,
@@ -1039,11 +947,7 @@
 //     ring, not "it or a newer one": under last-writer-wins a newer
 //     concurrent write does not carry the older one's dependencies (found by
 //     the checker for cops; see protocol/cops). MMs remember committed
-//     versions until they are settled, then answer for them from their
-//     CC's settled frontier (see "Pruning").
-//   - STABLE carries its CC's settled frontier, and MMs forget what they
-//     keep about each version below it (see "Pruning"); the paper does
-//     not say how a middle man's state about versions is bounded.
+//     versions without garbage collection.
 //   - A version is committed (and answers DepChecks) only after its cache
 //     invalidations are acknowledged — and those an earlier version of
 //     the key still awaits — so that a stable value read later can never

@@ -56,9 +56,6 @@ func (o Options) withDefaults() Options {
 type Protocol struct {
 	mode Mode
 	opts Options
-	// created, when set (tests only: export_test.go), is told of every
-	// node NewNode makes.
-	created func(protocol.Node)
 }
 
 // New returns the protocol for mode with options opts.
@@ -182,14 +179,6 @@ func ccFor(t *topology.Topology, session protocol.NodeID) protocol.NodeID {
 // says what it is, not its name. A role Karma does not have panics: the
 // runtime passed a NodeConfig that is not one of Nodes'.
 func (p *Protocol) NewNode(cfg protocol.NodeConfig) protocol.Node {
-	n := p.newNode(cfg)
-	if p.created != nil {
-		p.created(n)
-	}
-	return n
-}
-
-func (p *Protocol) newNode(cfg protocol.NodeConfig) protocol.Node {
 	switch cfg.Role {
 	case protocol.RoleCoordinator:
 		return withInvariants(newCoordinator(p, cfg))

@@ -80,10 +80,7 @@ type middleMan struct {
 	// old holds each key's superseded versions, oldest first, for
 	// get-transactions' second rounds.
 	old map[string][]oldVersion
-	// aging lists, in the order they entered it, the keys whose windows
-	// gained a version, to drop what has left the window (expireOld).
-	aging []agingKey
-	lc    commitClock
+	lc  commitClock
 	// committed holds every version written in this ring (stored, or
 	// superseded by a newer one, after its dependencies and invalidations):
 	// what a DepCheck asks for. See doc.go on why "or newer" is not enough.
@@ -146,7 +143,6 @@ type middleMan struct {
 	nextRound map[string][]*heldRead
 	inval     map[string]*invalidation // by depKey of the write
 	stab      stabilizer               // versions awaiting STABLE (stabilize.go)
-	prune     pruner                   // settled frontiers (prune.go)
 	ticking   bool
 	// loaded is the dataset the run starts with (nil: none): a read of a
 	// loaded key's version 0 returns its loaded value.
@@ -163,8 +159,7 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 		installed: map[string]bool{}, installedWaiters: map[string]map[protocol.NodeID]bool{},
 		selfWritten: map[string]bool{}, knownSelfWritten: map[string]bool{}, selfWaiters: map[string]map[protocol.NodeID]bool{},
 		keyOf: map[uint64]string{}, early: map[uint64]map[protocol.NodeID]askKind{}, okOut: map[protocol.NodeID]*okBatch{}, push: newPushState(),
-		held: map[string][]*heldRead{}, probes: map[uint64]*probeRound{}, probing: map[string]uint64{}, nextRound: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded,
-		prune: pruner{settled: map[uint64]uint64{}, tracked: map[uint64]*versionHeap{}}}
+		held: map[string][]*heldRead{}, probes: map[uint64]*probeRound{}, probing: map[string]uint64{}, nextRound: map[string][]*heldRead{}, inval: map[string]*invalidation{}, loaded: cfg.Loaded}
 	if cfg.Storage == nil {
 		return m
 	}
@@ -173,21 +168,13 @@ func newMiddleMan(p *Protocol, cfg protocol.NodeConfig) *middleMan {
 	// (a transaction reading earlier starts again).
 	m.lc = recoverClock(cfg.Storage, clockKey)
 	_, m.restarted, _ = cfg.Storage.Get(bootKey)
-	m.recoverFrontiers(cfg.Storage)
 	_ = cfg.Storage.Scan("d/", func(r storage.Record) error {
 		m.store[r.Key[2:]] = object{value: r.Value, version: r.Version, evt: m.lc.now}
-		if !m.pruned(r.Version) {
-			m.installed[depKey(r.Key[2:], r.Version)] = true
-			m.learnKey(r.Key[2:], r.Version)
-		}
+		m.installed[depKey(r.Key[2:], r.Version)] = true
+		m.learnKey(r.Key[2:], r.Version)
 		return nil
 	})
 	_ = cfg.Storage.Scan("s/", func(r storage.Record) error {
-		if m.prunedDK(r.Key[2:]) {
-			// Below a stored frontier: its delete was lost in a crash.
-			m.prune.stale = append(m.prune.stale, storage.Write{Kind: storage.DeleteVersion, Key: r.Key, Version: r.Version})
-			return nil
-		}
 		m.committed[r.Key[2:]] = true
 		m.readyAt[r.Key[2:]] = r.Version
 		m.learnKeyOf(r.Key[2:])
@@ -213,10 +200,6 @@ func (m *middleMan) Replicas(fn func(key string, value []byte)) {
 func (m *middleMan) Start(now time.Duration) protocol.Ready {
 	var r protocol.Ready
 	r.Write(storage.Write{Kind: storage.Put, Key: bootKey}, true)
-	for _, w := range m.prune.stale {
-		r.Write(w, false)
-	}
-	m.prune.stale = nil
 	if m.restarted {
 		m.askResendAll(&r)
 	}
@@ -251,7 +234,6 @@ func (m *middleMan) Tick(now time.Duration, _ uint64) protocol.Ready {
 		}
 	}
 	m.probeStability(now, &r)
-	m.expireOld(now)
 	m.flushOKs(&r)
 	m.flushPushes(&r)
 	m.armTimer(&r)
@@ -272,10 +254,6 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 	case *pb.Stable:
 		m.lc.observe(b.Clock)
 		m.markStable(b.Key, b.Version, &r)
-		if vc := b.Version >> ccBits; b.SettledLag > 0 && b.SettledLag <= vc {
-			m.settle(now, ccIndexOf(b.Version), (vc-b.SettledLag)<<ccBits, &r)
-		}
-		m.expireOld(now)
 	case *pb.ProbeReq:
 		r.Send(m.id, msg.From, &pb.ProbeResp{Id: b.Id})
 	case *pb.DepCheck:
@@ -311,7 +289,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			m.askedProgramOrder(msg.From, b.Dep.Key, b.Dep.Version, kind)
 		case m.topo.RingOf(msg.From.DC()) == m.ring:
 			m.askedProgramOrder(msg.From, b.Dep.Key, b.Dep.Version, askWritten)
-		case m.isCommitted(dk, b.Dep.Version): // a stability probe (stabilize.go): by key
+		case m.committed[dk]: // a stability probe (stabilize.go): by key
 			r.Send(m.id, msg.From, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now})
 		default:
 			addWaiter(m.waiters, dk, msg.From)
@@ -328,8 +306,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			m.answeredByVersion(now, b, &r)
 			break
 		}
-		if m.topo.RingOf(msg.From.DC()) == m.ring && !m.pruned(b.Dep.Version) {
-			m.track(b.Dep.Key, b.Dep.Version)
+		if m.topo.RingOf(msg.From.DC()) == m.ring {
 			switch dk := depKey(b.Dep.Key, b.Dep.Version); {
 			case b.Dep.SelfWritten:
 				m.knownSelfWritten[dk] = true
@@ -369,7 +346,7 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 // askedSelfWritten answers, or waits to answer, a DepCheck asking
 // whether a version is written itself here (or written).
 func (m *middleMan) askedSelfWritten(from protocol.NodeID, key string, version uint64) {
-	if dk := depKey(key, version); m.isCommitted(dk, version) || m.selfWritten[dk] {
+	if dk := depKey(key, version); m.committed[dk] || m.selfWritten[dk] {
 		m.answerSelf(from, version)
 	} else {
 		addWaiter(m.selfWaiters, dk, from)
@@ -488,7 +465,6 @@ func (m *middleMan) supersede(now time.Duration, key string) {
 		drop++
 	}
 	m.old[key] = old[drop:]
-	m.aging = append(m.aging, agingKey{now, key})
 }
 
 // invalidationTargets returns the cache nodes that may hold key and
@@ -533,7 +509,7 @@ func (m *middleMan) written(key string, version uint64, cc protocol.NodeID, id u
 		m.markSelfWritten(dk, version)
 	}
 	delete(m.selfWritten, dk) // committed answers for it now
-	if !m.isCommitted(dk, version) {
+	if !m.committed[dk] {
 		m.committed[dk] = true
 		r.Write(storage.Write{Kind: storage.Put, Key: "s/" + dk, Version: m.readyAt[dk]}, true)
 		r.Write(storage.Write{Kind: storage.Delete, Key: installedKey(dk)}, true)

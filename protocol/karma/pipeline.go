@@ -72,11 +72,11 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 	wk := depKey(b.Key, b.Version)
 	if b.Notify {
 		wk = "notify/" + string(from) + "/" + depKey(b.Key, b.Id)
-	} else if !m.pruned(b.Version) {
+	} else {
 		m.arrived(b.Key, b.Version)
 	}
 	switch {
-	case !b.Notify && m.isCommitted(wk, b.Version):
+	case !b.Notify && m.committed[wk]:
 		r.Send(m.id, from, &pb.RingPutAck{Id: b.Id, Ring: int32(m.ring), Clock: m.lc.now, Key: b.Key, Version: b.Version})
 		return
 	case m.inval[wk] != nil:
@@ -105,7 +105,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 			continue
 		}
 		if b.Notify {
-			if !m.isCommitted(dk, d.Version) && !m.knownWritten[dk] && m.deps.Wait(wk, dk, d, now) {
+			if !m.committed[dk] && !m.knownWritten[dk] && m.deps.Wait(wk, dk, d, now) {
 				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askWritten)
 			}
 			continue
@@ -118,7 +118,7 @@ func (m *middleMan) put(now time.Duration, from protocol.NodeID, b *pb.RingPut, 
 				askByVersion(asks, replica(m.topo, m.ring, d.Key), d.Version, askInstalled)
 			}
 		}
-		if !m.isCommitted(dk, d.Version) && !m.knownWritten[dk] {
+		if !m.committed[dk] && !m.knownWritten[dk] {
 			if gate == "" {
 				gate = gateName(wk)
 			}
@@ -198,7 +198,7 @@ func (m *middleMan) waitPredecessorsInto(now time.Duration, b *pb.RingPut, asks 
 		if _, ok := m.readyOf(dk); !ok && !m.pushedReadyOf(dk) && m.deps.Wait(conf, readyPrefix+dk, d, now) {
 			kind |= askReady
 		}
-		if !m.isCommitted(dk, d.Version) && !m.knownWritten[dk] && !m.selfWritten[dk] && !m.knownSelfWritten[dk] {
+		if !m.committed[dk] && !m.knownWritten[dk] && !m.selfWritten[dk] && !m.knownSelfWritten[dk] {
 			sd := &pb.Dep{Key: d.Key, Version: d.Version, SelfWritten: true, Owner: d.Owner}
 			if m.deps.Wait(order, selfPrefix+dk, sd, now) {
 				kind |= askSelf
@@ -225,15 +225,12 @@ func (m *middleMan) readyOf(dk string) (uint64, bool) {
 	if v, ok := strings.CutPrefix(dk, "@"); ok {
 		if version, err := strconv.ParseUint(v, 16, 64); err == nil {
 			if key, ok := m.keyOf[version]; ok {
-				if at, ok := m.readyAt[depKey(key, version)]; ok {
-					return at, true
-				}
+				at, ok := m.readyAt[depKey(key, version)]
+				return at, ok
 			}
 		}
 	}
-	// Settled: no write still waiting names it (prune.go), so its ready
-	// time is not needed.
-	return 0, m.prunedDK(dk)
+	return 0, false
 }
 
 func (m *middleMan) depSatisfied(now time.Duration, name string, r *protocol.Ready) {
@@ -375,7 +372,6 @@ func (m *middleMan) insertVersion(now time.Duration, key string, o object, r *pr
 		}
 		ov := oldVersion{object: o, until: now, stable: m.isStable(key, o.version)}
 		m.old[key] = slices.Concat(old[:i], []oldVersion{ov}, old[j:])
-		m.aging = append(m.aging, agingKey{now, key})
 	}
 }
 
@@ -487,6 +483,4 @@ func (m *middleMan) resumeWaits(now time.Duration, r *protocol.Ready) {
 }
 
 // installedHere reports whether a version is installed (readable) here.
-func (m *middleMan) installedHere(dk string) bool {
-	return m.installed[dk] || m.committed[dk] || m.prunedDK(dk)
-}
+func (m *middleMan) installedHere(dk string) bool { return m.installed[dk] || m.committed[dk] }

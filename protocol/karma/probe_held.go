@@ -105,7 +105,6 @@ func (m *middleMan) answerProbe(from protocol.NodeID, b *pb.DepCheck, r *protoco
 		key = m.keyOf[b.Dep.Version]
 	}
 	at, ready := m.readyAt[depKey(key, b.Dep.Version)]
-	ready = ready || m.pruned(b.Dep.Version) // settled: ready here long ago
 	r.Send(m.id, from, &pb.DepOK{Dep: b.Dep, Clock: m.lc.now, Ready: at, Probe: b.Probe, Absent: !ready})
 }
 

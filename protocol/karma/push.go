@@ -202,7 +202,7 @@ func (m *middleMan) pushed(now time.Duration, b *pb.ReadyPush, r *protocol.Ready
 		m.push.log = append(m.push.log, pushedFact{at: now, version: v})
 		m.answerWaiters(v, askReady, func(from protocol.NodeID) { m.answerReady(from, v, at) })
 		if dk := depKey("", v); m.deps.Awaited(readyPrefix + dk) {
-			m.learnReady(v, at)
+			m.knownReady[dk] = at
 			m.depSatisfied(now, readyPrefix+dk, r)
 		}
 	}
@@ -212,9 +212,7 @@ func (m *middleMan) pushed(now time.Duration, b *pb.ReadyPush, r *protocol.Ready
 		m.answerWaiters(v, askInstalled, func(from protocol.NodeID) { m.okTo(from).inst[v] = true })
 		if key, ok := m.keyOf[v]; ok {
 			if dk := depKey(key, v); m.deps.Awaited(installedPrefix + dk) {
-				if !m.pruned(v) {
-					m.knownInstalled[dk] = true // tracked with its key (learnKey)
-				}
+				m.knownInstalled[dk] = true
 				m.depSatisfied(now, installedPrefix+dk, r)
 			}
 		}
@@ -251,7 +249,7 @@ func (m *middleMan) pushedReadyOf(dk string) bool {
 	}
 	at, ok := m.push.peerReady[version]
 	if ok {
-		m.learnReady(version, at)
+		m.knownReady[dk] = at
 	}
 	return ok
 }
@@ -262,9 +260,7 @@ func (m *middleMan) pushedInstalledOf(dk string, version uint64) bool {
 	if !m.push.peerInstalled[version] {
 		return false
 	}
-	if !m.pruned(version) {
-		m.knownInstalled[dk] = true // tracked with its key (learnKey)
-	}
+	m.knownInstalled[dk] = true
 	return true
 }
 

@@ -141,7 +141,7 @@ func (m *middleMan) CheckQuiescent() error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		v, s := m.store[k].version, m.stable[k]
-		if v > 0 && !m.isCommitted(depKey(k, v), v) {
+		if v > 0 && !m.committed[depKey(k, v)] {
 			p.addf("key %s: stored version %x is not committed here", k, v)
 		}
 		switch {

@@ -61,7 +61,7 @@ func (s *stabilizer) pending() bool { return len(s.probes) > 0 }
 // storage does not mark stable.
 func (m *middleMan) recoverStability() {
 	for k, o := range m.store {
-		if o.version > m.stable[k] && m.isCommitted(depKey(k, o.version), o.version) {
+		if o.version > m.stable[k] && m.committed[depKey(k, o.version)] {
 			m.stab.committed(k, o.version)
 		}
 	}

@@ -960,15 +960,7 @@ type Stable struct {
 	Key     string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	// clock is the sender's commit clock (see "Commit clock" in doc.go).
-	Clock uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
-	// settled_lag, when not 0, gives the sending CC's settled frontier as
-	// the version counter's value settled_lag below version's (the CC's
-	// index bits 0): every version it minted below the frontier is
-	// complete, and so is every write of its threads that was buffered
-	// while any of those was (doc.go, "Pruning"). A difference of counters,
-	// to keep the varint short; a frontier is only ever sent lower than it
-	// is (rounded down, and below version's counter), which is still one.
-	SettledLag    uint64 `protobuf:"varint,4,opt,name=settled_lag,json=settledLag,proto3" json:"settled_lag,omitempty"`
+	Clock         uint64 `protobuf:"varint,3,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1020,13 +1012,6 @@ func (x *Stable) GetVersion() uint64 {
 func (x *Stable) GetClock() uint64 {
 	if x != nil {
 		return x.Clock
-	}
-	return 0
-}
-
-func (x *Stable) GetSettledLag() uint64 {
-	if x != nil {
-		return x.SettledLag
 	}
 	return 0
 }
@@ -2195,13 +2180,11 @@ const file_proto_causeway_karma_v1_karma_proto_rawDesc = "" +
 	"\x04ring\x18\x02 \x01(\x05R\x04ring\x12\x14\n" +
 	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x10\n" +
 	"\x03key\x18\x04 \x01(\tR\x03key\x12\x18\n" +
-	"\aversion\x18\x05 \x01(\x04R\aversion\"k\n" +
+	"\aversion\x18\x05 \x01(\x04R\aversion\"J\n" +
 	"\x06Stable\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
-	"\x05clock\x18\x03 \x01(\x04R\x05clock\x12\x1f\n" +
-	"\vsettled_lag\x18\x04 \x01(\x04R\n" +
-	"settledLag\"\x9d\x02\n" +
+	"\x05clock\x18\x03 \x01(\x04R\x05clock\"\x9d\x02\n" +
 	"\bDepCheck\x12(\n" +
 	"\x03dep\x18\x01 \x01(\v2\x16.causeway.karma.v1.DepR\x03dep\x12\x12\n" +
 	"\x04lost\x18\x02 \x01(\bR\x04lost\x12\x19\n" +
