@@ -265,7 +265,7 @@ func (m *middleMan) flushOKs(r *protocol.Ready) {
 	for _, to := range slices.Sorted(maps.Keys(m.okOut)) {
 		o := m.okOut[to]
 		for _, at := range o.ready {
-			m.lc.observe(at) // never above the clock: ticked or recovered below it
+			m.lc.observe(at) // a relayed (proxied) ready time may be above this clock
 		}
 		ok := &pb.DepOK{Clock: m.lc.now}
 		vs := slices.Sorted(maps.Keys(o.ready))

@@ -855,6 +855,10 @@
 // that answers unasked installs k3 before k2 is in the ring and the
 // checker finds the stale read).
 //
+// An installed push carries no ready time, so it answers only installed
+// asks: a proxy that missed the ready push leaves a ready ask to the
+// asker's re-ask.
+//
 // Why it stays live: a proxy's facts are a cache. Pushes are lost with a
 // partition or a crash, a restarted proxy forgets what it had, and a
 // proxy forgets facts and unanswered asks after pushHorizon (10 s). None
