@@ -859,6 +859,20 @@
 // asks: a proxy that missed the ready push leaves a ready ask to the
 // asker's re-ask.
 //
+// A proxy observes each push's clock (the owner's, above the evt of every
+// write it pushes as installed), as an asker observes a DepOK's: its
+// answer then carries a clock above evt(d) for each put-after dependency
+// d it reports installed, so the write made ready on it gets r(s) >
+// evt(d), which get-transactions need (a snapshot at a time in between
+// would hold s without d). Without it, seed 8 of cops-pr on karma-aws8
+// (read-txn, 10 keys, 48 clients, 20 ms jitter, random faults, 3 s)
+// failed the checker: us-west1/s0 relayed c12-5's installation (evt 487)
+// with its clock at 457, and us-west1/s6 made c28-4, which had read c12-5
+// in ring 1, ready at 484; a read_txn in ring 0 returned c28-4 with the
+// older version of c12-5's key
+// (testdata/installed_push_carries_clock: Carol's snapshot holds v3
+// without v2).
+//
 // Why it stays live: a proxy's facts are a cache. Pushes are lost with a
 // partition or a crash, a restarted proxy forgets what it had, and a
 // proxy forgets facts and unanswered asks after pushHorizon (10 s). None
@@ -876,7 +890,9 @@
 // cross-DC asks and answers become intra-DC ones; pushes are small),
 // messages 134.9 k -> 144.3 k (the proxied asks). Scenarios:
 // proxy_waits_for_push, push_lost_asks_owner, pushed_before_arrival
-// (pushedReadyOf removed: k3 waits for the re-ask, 250 ms and more).
+// (pushedReadyOf removed: k3 waits for the re-ask, 250 ms and more),
+// installed_push_carries_clock (the proxy not observing a push's clock:
+// fractured transaction).
 //
 // # Message catalogue (wire/karmapb)
 //

@@ -328,6 +328,11 @@ func (m *middleMan) Step(now time.Duration, msg protocol.Message) protocol.Ready
 			}
 		}
 	case *pb.ReadyPush:
+		// The owner's clock is above the evt of every write it pushes as
+		// installed: a write made ready here (or by the MM this proxy
+		// answers) after one of them must get a ready time above it
+		// (testdata/installed_push_carries_clock).
+		m.lc.observe(b.Clock)
 		m.pushed(now, b, &r)
 	case *pb.InvalidateAck:
 		dk := depKey(b.Key, b.Version)
